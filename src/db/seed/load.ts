@@ -1,0 +1,315 @@
+// Loads the generated demo directory into PostgreSQL: one transaction, multi-row inserts of
+// a few thousand rows each through unnest() over one array parameter per column.
+import type pg from 'pg';
+import {
+  createDemoData,
+  DEFAULT_BATCH_SIZE,
+  type AccountRow,
+  type AgentRow,
+  type CategoryLegacyNameRow,
+  type CategoryRow,
+  type DemoCounts,
+  type DemoOptions,
+  type MerchantRow,
+  type OwnerStatementRow,
+  type ReportRow,
+  type SponsorshipRow,
+} from './demo-data.js';
+
+export type { DemoCounts, DemoOptions } from './demo-data.js';
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+type ProgressFn = (message: string) => void;
+
+interface Column<R> {
+  readonly name: string;
+  /** Element type of the array parameter. */
+  readonly type: string;
+  readonly value: (row: R) => string | number | boolean | null;
+  /** Converts the unnested element to the column type, when the parameter cannot be typed directly. */
+  readonly cast?: string;
+}
+
+interface TableSpec<R> {
+  readonly table: string;
+  readonly columns: readonly Column<R>[];
+}
+
+const col = <R>(name: string, type: string, value: Column<R>['value'], cast?: string): Column<R> =>
+  cast === undefined ? { name, type, value } : { name, type, value, cast };
+
+const CATEGORIES: TableSpec<CategoryRow> = {
+  table: 'categories',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('name', 'text', (r) => r.name),
+    col('slug', 'text', (r) => r.slug),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const CATEGORY_LEGACY_NAMES: TableSpec<CategoryLegacyNameRow> = {
+  table: 'category_legacy_names',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('name', 'text', (r) => r.name),
+    col('slug', 'text', (r) => r.slug),
+    col('category_id', 'uuid', (r) => r.categoryId),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+  ],
+};
+
+const AGENTS: TableSpec<AgentRow> = {
+  table: 'agents',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('slug', 'text', (r) => r.slug),
+    col('name', 'text', (r) => r.name),
+    col('vendor', 'text', (r) => r.vendor),
+    col('description', 'text', (r) => r.description),
+    col('active', 'boolean', (r) => r.active),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const ACCOUNTS: TableSpec<AccountRow> = {
+  table: 'accounts',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('email', 'text', (r) => r.email),
+    col('role', '"AccountRole"', (r) => r.role),
+    col('suspended', 'boolean', (r) => r.suspended),
+    col('suspended_reason', 'text', (r) => r.suspendedReason),
+    col('suspended_at', 'timestamptz', (r) => r.suspendedAt),
+    col('last_sign_in_at', 'timestamptz', (r) => r.lastSignInAt),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const MERCHANTS: TableSpec<MerchantRow> = {
+  table: 'merchants',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('slug', 'text', (r) => r.slug),
+    col('name', 'text', (r) => r.name),
+    col('website', 'text', (r) => r.website),
+    col('category', 'text', (r) => r.category),
+    col('category_id', 'uuid', (r) => r.categoryId),
+    // unnest() flattens a two-dimensional array, so each row's regions travel as one
+    // array literal (codes are plain letters: no quoting needed) and are cast back.
+    col('service_regions', 'text', (r) => `{${r.serviceRegions.join(',')}}`, 'text[]'),
+    col('is_public', 'boolean', (r) => r.isPublic),
+    col('approved_canonical', 'boolean', (r) => r.approvedCanonical),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const SPONSORSHIPS: TableSpec<SponsorshipRow> = {
+  table: 'sponsorships',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('merchant_id', 'uuid', (r) => r.merchantId),
+    col('source', '"SponsorshipSource"', (r) => r.source),
+    col('placement', 'text', (r) => r.placement),
+    col('disclosure', 'text', (r) => r.disclosure),
+    col('starts_at', 'timestamptz', (r) => r.startsAt),
+    col('ends_at', 'timestamptz', (r) => r.endsAt),
+    col('billing_id', 'text', (r) => r.billingId),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const OWNER_STATEMENTS: TableSpec<OwnerStatementRow> = {
+  table: 'owner_statements',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('merchant_id', 'uuid', (r) => r.merchantId),
+    col('statement', 'text', (r) => r.statement),
+    col('task_claims', 'jsonb', (r) => JSON.stringify(r.taskClaims)),
+    col('declared_at', 'date', (r) => r.declaredAt),
+    col('ownership_evidence', 'text', (r) => r.ownershipEvidence),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+const REPORTS: TableSpec<ReportRow> = {
+  table: 'reports',
+  columns: [
+    col('id', 'uuid', (r) => r.id),
+    col('account_id', 'uuid', (r) => r.accountId),
+    col('merchant_id', 'uuid', (r) => r.merchantId),
+    col('agent_id', 'uuid', (r) => r.agentId),
+    col('status', '"ReportStatus"', (r) => r.status),
+    col('channel', '"SubmissionChannel"', (r) => r.channel),
+    col('capability_results', 'jsonb', (r) => JSON.stringify(r.capabilityResults)),
+    col('outcome', '"Outcome"', (r) => r.outcome),
+    col('outcome_supplied', 'boolean', (r) => r.outcomeSupplied),
+    col('experience', 'text', (r) => r.experience),
+    col('tested_at', 'date', (r) => r.testedAt),
+    col('agent_version', 'text', (r) => r.agentVersion),
+    col('region', 'text', (r) => r.region),
+    col('task', 'text', (r) => r.task),
+    col('stage', '"Stage"', (r) => r.stage),
+    col('failure_reason', '"FailureReason"', (r) => r.failureReason),
+    col('human_intervention', 'boolean', (r) => r.humanIntervention),
+    col('privacy_confirmed', 'boolean', (r) => r.privacyConfirmed),
+    col('moderation_feedback', 'text', (r) => r.moderationFeedback),
+    col('moderation_notes', 'text', (r) => r.moderationNotes),
+    col('moderated_at', 'timestamptz', (r) => r.moderatedAt),
+    col('moderated_by_id', 'uuid', (r) => r.moderatedById),
+    col('created_at', 'timestamptz', (r) => r.createdAt),
+    col('updated_at', 'timestamptz', (r) => r.updatedAt),
+  ],
+};
+
+function insertSql<R>(spec: TableSpec<R>): string {
+  const names = spec.columns.map((c) => `"${c.name}"`).join(', ');
+  const params = spec.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+  const aliases = spec.columns.map((_, i) => `c${i}`);
+  const select = spec.columns.map((c, i) => (c.cast ? `${aliases[i]}::${c.cast}` : aliases[i])).join(', ');
+  return `INSERT INTO "${spec.table}" (${names}) SELECT ${select} FROM unnest(${params}) AS u(${aliases.join(', ')})`;
+}
+
+// Progress lines for big tables at roughly every tenth, never more often than every batch.
+const PROGRESS_MIN_ROWS = 50_000;
+
+async function insertTable<R>(
+  client: Queryable,
+  spec: TableSpec<R>,
+  batches: Iterable<R[]>,
+  expected: number,
+  onProgress: ProgressFn | undefined,
+): Promise<number> {
+  const sql = insertSql(spec);
+  const started = performance.now();
+  let inserted = 0;
+  let nextReport = expected >= PROGRESS_MIN_ROWS ? Math.ceil(expected / 10) : Infinity;
+  for (const batch of batches) {
+    if (batch.length === 0) continue;
+    const values = spec.columns.map((c) => batch.map(c.value));
+    const result = await client.query({ text: sql, values });
+    inserted += result.rowCount ?? 0;
+    if (inserted >= nextReport && inserted < expected) {
+      onProgress?.(`${spec.table}: ${inserted.toLocaleString('en-US')} / ${expected.toLocaleString('en-US')} rows`);
+      nextReport += Math.ceil(expected / 10);
+    }
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  onProgress?.(`${spec.table}: ${inserted.toLocaleString('en-US')} rows in ${seconds} s`);
+  return inserted;
+}
+
+async function insertDemoData(client: Queryable, options: DemoOptions, onProgress?: ProgressFn): Promise<DemoCounts> {
+  const data = createDemoData(options, { batchSize: DEFAULT_BATCH_SIZE });
+  const { counts } = data;
+  return {
+    categories: await insertTable(client, CATEGORIES, data.categories(), counts.categories, onProgress),
+    categoryLegacyNames: await insertTable(client, CATEGORY_LEGACY_NAMES, data.categoryLegacyNames(), counts.categoryLegacyNames, onProgress),
+    agents: await insertTable(client, AGENTS, data.agents(), counts.agents, onProgress),
+    accounts: await insertTable(client, ACCOUNTS, data.accounts(), counts.accounts, onProgress),
+    merchants: await insertTable(client, MERCHANTS, data.merchants(), counts.merchants, onProgress),
+    sponsorships: await insertTable(client, SPONSORSHIPS, data.sponsorships(), counts.sponsorships, onProgress),
+    ownerStatements: await insertTable(client, OWNER_STATEMENTS, data.ownerStatements(), counts.ownerStatements, onProgress),
+    reports: await insertTable(client, REPORTS, data.reports(), counts.reports, onProgress),
+  };
+}
+
+/**
+ * Every table that holds directory content or refers to it. Accounts go too: the demo's
+ * contributor e-mail addresses would collide with a previous load's, and sessions of the
+ * removed accounts would dangle.
+ */
+export const DIRECTORY_TABLES = [
+  'merchant_agent_summaries',
+  'moderation_audit_log',
+  'screenshot_evidence',
+  'report_revisions',
+  'reports',
+  'owner_statements',
+  'sponsorships',
+  'agent_keys',
+  'merchants',
+  'category_legacy_names',
+  'categories',
+  'agents',
+  'accounts',
+  'session',
+] as const;
+
+// Serialises every demo load, across processes, so that two servers starting on one empty
+// database load a single copy. The value is arbitrary but fixed.
+const SEED_LOCK_KEY = 0x4143_4453_4545;
+
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Demo data is reproducible, so waiting for the WAL flush at commit buys nothing.
+    await client.query('SET LOCAL synchronous_commit = off');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK_KEY]);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** True when the directory has no merchants, no agents and no categories. */
+export async function isDatabaseEmpty(db: pg.Pool | pg.PoolClient): Promise<boolean> {
+  const { rows } = await db.query<{ empty: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM merchants)
+        AND NOT EXISTS (SELECT 1 FROM agents)
+        AND NOT EXISTS (SELECT 1 FROM categories) AS empty`,
+  );
+  return rows[0]?.empty === true;
+}
+
+export interface LoadOptions {
+  /** Empty DIRECTORY_TABLES first, in the same transaction as the load. */
+  truncateFirst?: boolean;
+}
+
+/** Inserts the generated rows, all or nothing. Fails on key collisions with existing rows. */
+export async function loadDemoData(
+  pool: pg.Pool,
+  options: DemoOptions,
+  onProgress?: ProgressFn,
+  { truncateFirst = false }: LoadOptions = {},
+): Promise<DemoCounts> {
+  return inTransaction(pool, async (client) => {
+    if (truncateFirst) {
+      await client.query(`TRUNCATE TABLE ${DIRECTORY_TABLES.map((t) => `"${t}"`).join(', ')} CASCADE`);
+      onProgress?.(`emptied ${DIRECTORY_TABLES.join(', ')}`);
+    }
+    return insertDemoData(client, options, onProgress);
+  });
+}
+
+/**
+ * Loads the demo directory (the default one unless options say otherwise) only into an empty
+ * database; returns null when it did nothing. Safe when several processes start at once: the
+ * emptiness check is repeated under the seed lock, so only the first one loads.
+ */
+export async function seedDemoDataIfEmpty(
+  pool: pg.Pool,
+  options: Partial<DemoOptions> = {},
+  onProgress?: ProgressFn,
+): Promise<DemoCounts | null> {
+  // The common case, a database in use, costs one query and no lock.
+  if (!(await isDatabaseEmpty(pool))) return null;
+  const resolved: DemoOptions = { ...options, now: options.now ?? new Date() };
+  return inTransaction(pool, async (client) => {
+    if (!(await isDatabaseEmpty(client))) return null;
+    return insertDemoData(client, resolved, onProgress);
+  });
+}

@@ -1,0 +1,104 @@
+// `npm start` as a person runs it: a fresh DATA_DIR, the embedded PostgreSQL, migrations,
+// the demo data; Ctrl-C leaves nothing behind; a second start reuses the data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/db/embedded.js';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForReady(port: number, started: Started, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) throw new Error(`server exited early:\n${started.output()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`not ready within ${timeoutMs} ms:\n${started.output()}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start on a fresh machine', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'acd-start-'));
+  chmodSync(root, 0o755);
+  const dataDir = path.join(root, 'data');
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function countMerchants(pgPort: number): Promise<number> {
+    const password = readFileSync(path.join(dataDir, 'postgres.password'), 'utf8').trim();
+    const client = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'postgres', password, database: 'directory' });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM merchants');
+      return rows[0].n;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('serves /readyz, loads the demo once, stops cleanly on SIGINT and reuses the data', async () => {
+    const port = await freePort();
+    const pgPort = await freePort();
+    const env = { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir };
+
+    const first = start(env);
+    children.push(first.child);
+    await waitForReady(port, first);
+    expect(first.output()).toContain('loaded the demo directory');
+    const merchants = await countMerchants(pgPort);
+    expect(merchants).toBeGreaterThanOrEqual(60);
+
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    const postgresPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    expect(isRunning(postgresPid)).toBe(true);
+
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(isRunning(postgresPid)).toBe(false);
+    expect(existsSync(pidFile)).toBe(false);
+
+    const second = start(env);
+    children.push(second.child);
+    await waitForReady(port, second);
+    expect(second.output()).not.toContain('loaded the demo directory');
+    expect(await countMerchants(pgPort)).toBe(merchants);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 180_000);
+});

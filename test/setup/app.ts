@@ -1,0 +1,43 @@
+// The whole application over a fresh test database, with a clock the test controls.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { fixedClock } from '../../src/clock.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const TEST_BASE_URL = 'http://directory.test';
+
+export interface TestApp {
+  app: Express;
+  db: TestDatabase;
+  config: Config;
+  clock: ReturnType<typeof fixedClock>;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    BASE_URL: TEST_BASE_URL,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'acd-test-data-')),
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+}
+
+export async function createTestApp(
+  options: { env?: Record<string, string>; now?: string; logger?: Logger } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = testConfig(options.env);
+  const clock = fixedClock(options.now ?? '2026-11-22T12:00:00Z');
+  const logger = options.logger ?? createLogger('silent');
+  const app = createApp({ config, logger, prisma: db.prisma, pool: db.pool, clock });
+  return { app, db, config, clock, logger, close: () => db.drop() };
+}
