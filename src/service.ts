@@ -7,6 +7,10 @@ import type { Logger } from './logger.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
+import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
+
+/** How often a running service recomputes summaries whose recency decay has moved on. */
+const SUMMARY_REFRESH_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface RunningService {
   readonly server: Server;
@@ -30,9 +34,17 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
+  const refresher = setInterval(() => {
+    refreshStaleSummaries(database.prisma, systemClock.now()).catch((error: unknown) =>
+      logger.error({ err: error }, 'summary refresh failed'),
+    );
+  }, SUMMARY_REFRESH_INTERVAL_MS);
+  refresher.unref();
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      clearInterval(refresher);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => {

@@ -8,6 +8,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { applyMigrations } from './migrations.js';
 import { createPool, createPrismaClient, ensureDatabaseExists, EMBEDDED_DATABASE_NAME, type PrismaClient } from './client.js';
 import { seedDemoDataIfEmpty } from './seed/load.js';
+import { recomputeAllSummaries, refreshStaleSummaries } from '../modules/aggregation/summaries.service.js';
 
 export interface Database {
   readonly url: string;
@@ -39,10 +40,17 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
     if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
     pool = createPool(url);
     const prisma = createPrismaClient(pool);
+    const now = new Date();
     if (options.seed) {
-      const counts = await seedDemoDataIfEmpty(pool);
-      if (counts) log?.info({ counts }, 'loaded the demo directory into the empty database');
+      const counts = await seedDemoDataIfEmpty(pool, { now });
+      if (counts) {
+        await recomputeAllSummaries(prisma, now);
+        log?.info({ counts }, 'loaded the demo directory into the empty database');
+      }
     }
+    // Recency decay moves statuses with time even when no report changes.
+    const refreshed = await refreshStaleSummaries(prisma, now);
+    if (refreshed > 0) log?.info({ summaries: refreshed }, 'recomputed summaries older than a day');
     const openedPool = pool;
     let closed = false;
     return {

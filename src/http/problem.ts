@@ -55,13 +55,17 @@ export function sendProblem(res: Response, init: ProblemInit): void {
 
 /** Field errors from a zod failure, located in the query string or the body. */
 export function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): FieldError[] {
-  return error.issues.map((issue) => {
+  const at = (path: string[], detail: string): FieldError =>
+    location === 'body'
+      ? { pointer: `#/${path.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`, detail }
+      : { parameter: path[0] ?? '(none)', detail };
+  return error.issues.flatMap((issue) => {
     const path = issue.path.map(String);
-    if (location === 'body') {
-      const pointer = `#/${path.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
-      return { pointer, detail: issue.message };
+    // An unknown key is reported at its own name, not at the object that holds it.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => at([...path, key], location === 'body' ? 'is not a known field' : 'is not a known parameter'));
     }
-    return { parameter: path[0] ?? '(none)', detail: issue.message };
+    return [at(path, issue.message)];
   });
 }
 

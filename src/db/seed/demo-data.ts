@@ -521,8 +521,8 @@ function countResidue(n: number, mod: number, rem: number): number {
 // default 60 merchants get 3 hidden, 4 sponsored (2 of each source) and 5 owner statements,
 // and larger runs keep the same proportions. The hidden and sponsored residues never meet.
 const isHiddenMerchant = (i: number): boolean => i % 25 === 7;
-const isSponsoredMerchant = (i: number): boolean => i % 15 === 3;
-const hasOwnerStatement = (i: number): boolean => i % 12 === 5;
+const SPONSORED = { every: 15, offset: 3 } as const;
+const OWNER_STATEMENT = { every: 12, offset: 5 } as const;
 const SUSPENDED_CONTRIBUTOR = 13;
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -977,8 +977,8 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
     agents: G,
     accounts: A + 1,
     merchants: M,
-    sponsorships: countResidue(M, 15, 3),
-    ownerStatements: countResidue(M, 12, 5),
+    sponsorships: countResidue(M, SPONSORED.every, SPONSORED.offset),
+    ownerStatements: countResidue(M, OWNER_STATEMENT.every, OWNER_STATEMENT.offset),
     reports: N,
   };
 
@@ -1078,7 +1078,7 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
     const all = merchantProfiles();
     const count = counts.sponsorships;
     yield* inBatches(count, batchSize, (k) => {
-      const i = 3 + 15 * k;
+      const i = SPONSORED.offset + SPONSORED.every * k;
       const merchant = all[i]!;
       const rng = rngFor(seed, Table.Sponsorship, i);
       const source: SponsorshipSource = k % 2 === 0 ? 'subscription' : 'publisher_owned';
@@ -1106,7 +1106,7 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
   function* ownerStatements(): Generator<OwnerStatementRow[]> {
     const all = merchantProfiles();
     yield* inBatches(counts.ownerStatements, batchSize, (k) => {
-      const i = 5 + 12 * k;
+      const i = OWNER_STATEMENT.offset + OWNER_STATEMENT.every * k;
       const merchant = all[i]!;
       const rng = rngFor(seed, Table.OwnerStatement, i);
       const declaredMs = nowMs - rng.int(10, 200) * DAY;

@@ -2,14 +2,26 @@
 // its router under /v1 here; everything unknown under /api is a problem+json 404, and every
 // error below becomes problem+json.
 import express, { Router } from 'express';
+import type { PrismaClient } from '../../db/client.js';
+import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
+import { publicRouter } from './public.js';
+import { openApiRouter } from './openapi.js';
 
 /** Largest accepted JSON body (spec section 8). */
 export const MAX_JSON_BODY_BYTES = 16_384;
 
-export function apiRouter(): Router {
+export interface ApiDeps {
+  baseUrl: string;
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
   router.use(express.json({ limit: MAX_JSON_BODY_BYTES, type: 'application/json', strict: true }));
+  router.use('/v1', openApiRouter(deps));
+  router.use('/v1', publicRouter(deps));
   router.use(apiNotFound);
   router.use(problemErrorHandler());
   return router;

@@ -1,0 +1,81 @@
+// The public read-only directory API (spec 4.1): no account, cacheable, problem+json errors.
+// Reads as an index of the endpoints; handlers are the functions right below it.
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import type { PrismaClient } from '../../db/client.js';
+import type { Clock } from '../../clock.js';
+import { pageParam } from '../../modules/directory/query.js';
+import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
+import { merchantProfile, searchDirectory, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
+import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
+import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
+import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
+import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
+import { validateQuery } from '../middleware/validate.js';
+
+/** Shared caches may keep public reads this long (seconds). */
+export const PUBLIC_MAX_AGE_SECONDS = 60;
+
+export interface PublicDeps extends Links {
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+const pageOnly = z.strictObject({ page: pageParam });
+
+// Public reads may be cached by anyone for a minute; Express adds a weak ETag to every body
+// and answers a matching If-None-Match with 304.
+const cacheable: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  next();
+};
+
+export function publicRouter(deps: PublicDeps): Router {
+  const router = Router();
+  const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() });
+  const query = <T>(res: Response) => res.locals.query as T;
+
+  router.use(cacheable);
+
+  router.get('/categories', validateQuery(pageOnly), async (_req, res) => {
+    const { page } = query<{ page: number }>(res);
+    const { total, data } = await categories(ctx(), page);
+    res.json(listEnvelope(deps, data, total, page));
+  });
+
+  router.get('/merchants', validateQuery(merchantQuery), async (_req, res) => {
+    const q = query<MerchantQuery>(res);
+    const { total, data } = await searchDirectory(ctx(), q);
+    res.json(listEnvelope(deps, data, total, q.page));
+  });
+
+  router.get('/merchants/:slugOrId', async (req: Request<{ slugOrId: string }>, res) => {
+    res.json({ data: await merchantProfile(ctx(), req.params.slugOrId), ...notice(deps) });
+  });
+
+  router.get('/agents', validateQuery(pageOnly), async (_req, res) => {
+    const { page } = query<{ page: number }>(res);
+    const { total, data } = await agents(ctx(), page);
+    res.json(listEnvelope(deps, data, total, page));
+  });
+
+  router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
+    const c = ctx();
+    const agent = await activeAgent(c, req.params.slug);
+    const q = query<MerchantQuery>(res);
+    const { total, data } = await searchDirectory(c, q, agent);
+    res.json(listEnvelope(deps, data, total, q.page));
+  });
+
+  router.get('/reports', validateQuery(reportQuery), async (_req, res) => {
+    const q = query<ReportQuery>(res);
+    const { total, data } = await recentReports(ctx(), q);
+    res.json(listEnvelope(deps, data, total, q.page));
+  });
+
+  router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
+    res.json({ data: await publicReport(ctx(), req.params.id), ...notice(deps) });
+  });
+
+  return router;
+}

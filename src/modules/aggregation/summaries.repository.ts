@@ -1,0 +1,147 @@
+// Loads the evidence the aggregation engine needs and stores its precomputed results.
+// The only place where aggregation talks to the database.
+import type { Prisma, PrismaClient } from '../../db/client.js';
+import type { EvidenceReport } from './engine.js';
+import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
+
+/** A Prisma client or an interactive transaction's client. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface SummaryRow {
+  merchantId: string;
+  agentId: string;
+  summary: unknown;
+  rating: number;
+  reportCount: number;
+  lastReportedAt: Date | null;
+}
+
+interface EvidenceRow {
+  id: string;
+  account_id: string;
+  merchant_id: string;
+  agent_id: string;
+  outcome: OutcomeKey;
+  capability_results: Partial<Record<TaskKey, OutcomeKey>>;
+  stage: StageKey | null;
+  tested_at: Date | null;
+  created_at: Date;
+}
+
+const toEvidence = (row: EvidenceRow): EvidenceReport => ({
+  id: row.id,
+  accountId: row.account_id,
+  outcome: row.outcome,
+  capabilityResults: row.capability_results ?? {},
+  stage: row.stage,
+  testedAt: row.tested_at,
+  createdAt: row.created_at,
+});
+
+/**
+ * Approved reports of the given merchant+agent pairs that may feed the directory: the
+ * merchant is public and the agent active. Grouped by "merchantId:agentId".
+ */
+export async function loadEvidence(
+  db: Db,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
+): Promise<Map<string, EvidenceReport[]>> {
+  const grouped = new Map<string, EvidenceReport[]>();
+  if (pairs.length === 0) return grouped;
+  const rows = await db.$queryRaw<EvidenceRow[]>`
+    SELECT r.id, r.account_id, r.merchant_id, r.agent_id, r.outcome::text AS outcome,
+           r.capability_results, r.stage::text AS stage, r.tested_at, r.created_at
+      FROM reports r
+      JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
+           AS pair(merchant_id, agent_id)
+        ON r.merchant_id = pair.merchant_id AND r.agent_id = pair.agent_id
+      JOIN merchants m ON m.id = r.merchant_id AND m.is_public
+      JOIN agents a ON a.id = r.agent_id AND a.active
+     WHERE r.status = 'APPROVED'`;
+  for (const row of rows) {
+    const key = `${row.merchant_id}:${row.agent_id}`;
+    const list = grouped.get(key) ?? [];
+    list.push(toEvidence(row));
+    grouped.set(key, list);
+  }
+  return grouped;
+}
+
+/** Replaces the summary rows of the given pairs; pairs without evidence lose their row. */
+export async function replaceSummaries(
+  db: Db,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
+  rows: readonly SummaryRow[],
+  computedAt: Date,
+): Promise<void> {
+  if (pairs.length === 0) return;
+  await db.$executeRaw`
+    DELETE FROM merchant_agent_summaries s
+     USING unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
+           AS pair(merchant_id, agent_id)
+     WHERE s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
+  if (rows.length === 0) return;
+  await db.$executeRaw`
+    INSERT INTO merchant_agent_summaries
+           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, computed_at)
+    SELECT merchant_id, agent_id, summary, rating, report_count, last_reported_at, ${computedAt}::timestamptz
+      FROM unnest(${rows.map((r) => r.merchantId)}::uuid[], ${rows.map((r) => r.agentId)}::uuid[],
+                  ${rows.map((r) => JSON.stringify(r.summary))}::jsonb[], ${rows.map((r) => r.rating)}::float8[],
+                  ${rows.map((r) => r.reportCount)}::int[], ${rows.map((r) => r.lastReportedAt)}::timestamptz[])
+           AS t(merchant_id, agent_id, summary, rating, report_count, last_reported_at)`;
+}
+
+/** Recomputes the merchants' denormalised report count and last report date from their summaries. */
+export async function refreshMerchantTotals(db: Db, merchantIds: readonly string[]): Promise<void> {
+  if (merchantIds.length === 0) return;
+  await db.$executeRaw`
+    UPDATE merchants m
+       SET report_count = coalesce(t.report_count, 0),
+           last_reported_at = t.last_reported_at
+      FROM unnest(${[...new Set(merchantIds)]}::uuid[]) AS ids(id)
+      LEFT JOIN LATERAL (
+        SELECT sum(s.report_count)::int AS report_count, max(s.last_reported_at) AS last_reported_at
+          FROM merchant_agent_summaries s
+         WHERE s.merchant_id = ids.id
+      ) t ON true
+     WHERE m.id = ids.id`;
+}
+
+/** A page of merchant ids in id order, after the given id. */
+export async function merchantIdPage(db: Db, afterMerchantId: string | null, limit: number): Promise<string[]> {
+  const rows = await db.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM merchants
+     WHERE ${afterMerchantId}::uuid IS NULL OR id > ${afterMerchantId}::uuid
+     ORDER BY id
+     LIMIT ${limit}`;
+  return rows.map((r) => r.id);
+}
+
+/** The merchant+agent pairs of these merchants that have approved reports, or a summary row. */
+export async function pairsOfMerchants(
+  db: Db,
+  merchantIds: readonly string[],
+): Promise<Array<{ merchantId: string; agentId: string }>> {
+  if (merchantIds.length === 0) return [];
+  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string }>>`
+    SELECT merchant_id, agent_id FROM reports
+     WHERE merchant_id = ANY(${merchantIds}::uuid[]) AND status = 'APPROVED'
+    UNION
+    SELECT merchant_id, agent_id FROM merchant_agent_summaries
+     WHERE merchant_id = ANY(${merchantIds}::uuid[])`;
+  return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}
+
+/** Pairs whose stored summary was computed before `before` (recency decay moves on). */
+export async function staleSummaryPairs(
+  db: Db,
+  before: Date,
+  limit: number,
+): Promise<Array<{ merchantId: string; agentId: string }>> {
+  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string }>>`
+    SELECT merchant_id, agent_id FROM merchant_agent_summaries
+     WHERE computed_at < ${before}::timestamptz
+     ORDER BY computed_at
+     LIMIT ${limit}`;
+  return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}

@@ -1,0 +1,85 @@
+// Keeps the precomputed merchant+agent summaries equal to a fresh computation.
+// Callers that change approved evidence (moderation, updates, hiding a merchant,
+// deactivating an agent) call recomputeSummaries inside their own transaction.
+import type { PrismaClient } from '../../db/client.js';
+import { computeAgentSummary, type AgentSummary } from './engine.js';
+import {
+  loadEvidence,
+  merchantIdPage,
+  pairsOfMerchants,
+  refreshMerchantTotals,
+  replaceSummaries,
+  staleSummaryPairs,
+  type Db,
+  type SummaryRow,
+} from './summaries.repository.js';
+
+/** Stored evidence links are paths; the API makes them absolute with BASE_URL. */
+export const reportPath = (id: string) => `/api/v1/reports/${id}`;
+
+/** Rows older than this are recomputed, because recency decay moves statuses with time. */
+export const SUMMARY_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+const RECOMPUTE_PAGE_MERCHANTS = 500;
+
+export type Pair = { merchantId: string; agentId: string };
+
+export function summarize(reports: Parameters<typeof computeAgentSummary>[0], now: Date): AgentSummary {
+  return computeAgentSummary(reports, { now, reportUrl: reportPath });
+}
+
+/** Recomputes the given pairs' summaries and their merchants' totals, in `db`'s transaction. */
+export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Date): Promise<void> {
+  const unique = [...new Map(pairs.map((p) => [`${p.merchantId}:${p.agentId}`, p])).values()];
+  if (unique.length === 0) return;
+  const evidence = await loadEvidence(db, unique);
+  const rows: SummaryRow[] = [];
+  for (const pair of unique) {
+    const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
+    if (!reports?.length) continue;
+    const summary = summarize(reports, now);
+    rows.push({
+      ...pair,
+      summary,
+      rating: summary.rating,
+      reportCount: summary.counts.total,
+      // Sorting by "recent" wants the newest report even when it gave no task observation
+      // (the summary's dates are null while untested).
+      lastReportedAt: new Date(Math.max(...reports.map((r) => r.createdAt.getTime()))),
+    });
+  }
+  await replaceSummaries(db, unique, rows, now);
+  await refreshMerchantTotals(db, unique.map((p) => p.merchantId));
+}
+
+/** Recomputes every summary, a page of merchants per transaction (after a bulk load). */
+export async function recomputeAllSummaries(
+  prisma: PrismaClient,
+  now: Date,
+  onProgress?: (done: number) => void,
+): Promise<number> {
+  let after: string | null = null;
+  let merchants = 0;
+  for (;;) {
+    const ids = await merchantIdPage(prisma, after, RECOMPUTE_PAGE_MERCHANTS);
+    if (ids.length === 0) return merchants;
+    await prisma.$transaction(async (tx) => {
+      await recomputeSummaries(tx, await pairsOfMerchants(tx, ids), now);
+      await refreshMerchantTotals(tx, ids);
+    });
+    merchants += ids.length;
+    after = ids[ids.length - 1]!;
+    onProgress?.(merchants);
+  }
+}
+
+/** Recomputes summaries computed more than SUMMARY_MAX_AGE_MS ago; returns how many. */
+export async function refreshStaleSummaries(prisma: PrismaClient, now: Date, batch = 2_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const pairs = await staleSummaryPairs(prisma, new Date(now.getTime() - SUMMARY_MAX_AGE_MS), batch);
+    if (pairs.length === 0) return total;
+    await prisma.$transaction((tx) => recomputeSummaries(tx, pairs, now));
+    total += pairs.length;
+  }
+}

@@ -1,0 +1,48 @@
+// Categories and the agent registry of the public directory.
+import { notFoundProblem } from '../../http/problem.js';
+import {
+  agentMerchantsApiUrl,
+  agentPageUrl,
+  categoryPageUrl,
+  PAGE_SIZE,
+  type Links,
+} from '../directory/notice.js';
+import type { DirectoryContext } from '../merchants/merchants.service.js';
+import { findActiveAgent, listActiveAgents, listCategories, type AgentRow } from './catalog.repository.js';
+
+export async function categories(ctx: DirectoryContext, page: number) {
+  const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+  return {
+    total,
+    data: rows.map((c) => ({
+      name: c.name,
+      slug: c.slug,
+      url: categoryPageUrl(ctx, c.slug),
+      merchantsUrl: `${ctx.baseUrl}/api/v1/merchants?category=${encodeURIComponent(c.slug)}`,
+      merchantCount: c.merchantCount,
+    })),
+  };
+}
+
+const agentView = (links: Links, a: AgentRow) => ({
+  id: a.id,
+  slug: a.slug,
+  name: a.name,
+  vendor: a.vendor,
+  description: a.description,
+  url: agentPageUrl(links, a.slug),
+  merchantsUrl: agentMerchantsApiUrl(links, a.slug),
+});
+
+export async function agents(ctx: DirectoryContext, page: number) {
+  const all = await listActiveAgents(ctx.prisma);
+  const start = (page - 1) * PAGE_SIZE;
+  return { total: all.length, data: all.slice(start, start + PAGE_SIZE).map((a) => agentView(ctx, a)) };
+}
+
+/** An active agent by slug, or a 404 for the agent-scoped paths. */
+export async function activeAgent(ctx: DirectoryContext, slug: string): Promise<AgentRow> {
+  const agent = await findActiveAgent(ctx.prisma, slug);
+  if (!agent) throw notFoundProblem(`No active agent has the slug "${slug}".`);
+  return agent;
+}

@@ -1,0 +1,24 @@
+// Shared pieces of the public query schemas.
+import { z } from 'zod';
+import { MAX_PAGE } from './notice.js';
+
+/** An integer query parameter within bounds; "1.5", "1e3", "" and "abc" are refused. */
+export const intParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    // Documented as the integer it is, not as the digit string it arrives as.
+    .meta({ type: 'integer', minimum: min, maximum: max, pattern: undefined });
+
+export const pageParam = intParam(1, MAX_PAGE).optional().default(1);
+
+export const slugParam = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug (lowercase letters, digits and hyphens)');
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const uuidParam = z.string().regex(UUID_PATTERN, 'must be an id (a UUID)').transform((s) => s.toLowerCase());

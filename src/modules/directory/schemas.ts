@@ -1,0 +1,172 @@
+// Response schemas of the public directory: the OpenAPI document is generated from these,
+// and tests check real responses against them.
+import { z } from 'zod';
+import {
+  CAPABILITY_STATUSES,
+  CONFIDENCE_LEVELS,
+  FAILURE_REASONS,
+  OBSERVATION_KINDS,
+  OUTCOMES,
+  SCORE_BANDS,
+  STAGES,
+  TASKS,
+} from '../aggregation/constants.js';
+
+const isoDateTime = z.iso.datetime({ offset: true });
+const isoDate = z.iso.date();
+const url = z.url();
+
+export const Task = z.enum(TASKS).meta({ id: 'Task', description: 'Task key, in the spec\'s order.' });
+export const Outcome = z.enum(OUTCOMES).meta({ id: 'Outcome' });
+export const Stage = z.enum(STAGES).meta({ id: 'Stage', description: 'Furthest stage reached.' });
+export const FailureReason = z.enum(FAILURE_REASONS).meta({ id: 'FailureReason' });
+export const CapabilityStatus = z.enum(CAPABILITY_STATUSES).meta({ id: 'CapabilityStatus' });
+export const Confidence = z.enum(CONFIDENCE_LEVELS).meta({ id: 'Confidence' });
+
+export const CapabilityResults = z
+  .partialRecord(Task, Outcome)
+  .meta({ id: 'CapabilityResults', description: 'Task key to outcome key; only attempted tasks are present.' });
+
+export const Notice = {
+  methodology: url.describe('How reports become statuses.'),
+  disclaimer: z.string().describe('Community-reported experience, not guaranteed capability or confirmed merchant policy.'),
+};
+
+export function ListEnvelope<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      data: z.array(item),
+      ...Notice,
+      total: z.int().min(0),
+      page: z.int().min(1),
+      pageSize: z.literal(24),
+    })
+    .meta({ id });
+}
+
+const EvidenceReference = z.object({ reportId: z.uuid(), url }).meta({ id: 'EvidenceReference' });
+
+export const TaskCapability = z
+  .object({
+    status: CapabilityStatus,
+    reportCount: z.int().min(0),
+    recentCount: z.int().min(0),
+    explicitCount: z.int().min(0),
+    reachedStageCount: z.int().min(0),
+    confidence: Confidence,
+    conflicting: z.boolean(),
+    lastTestedAt: isoDateTime.nullable(),
+    lastReportedAt: isoDateTime.nullable(),
+    latestEvidenceAt: isoDateTime.nullable(),
+    recentObservations: z.array(
+      z.object({ reportId: z.uuid(), outcome: Outcome, kind: z.enum(OBSERVATION_KINDS), observedAt: isoDateTime }),
+    ),
+    evidence: z.array(EvidenceReference).max(5),
+  })
+  .meta({ id: 'TaskCapability' });
+
+export const AgentRef = z
+  .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
+  .meta({ id: 'AgentRef' });
+
+export const AgentSummary = z
+  .object({
+    agent: AgentRef,
+    label: z.string(),
+    status: CapabilityStatus,
+    statusTask: Task.nullable(),
+    scoreBand: z.enum(SCORE_BANDS),
+    rating: z.number().min(0).max(1),
+    confidence: Confidence,
+    counts: z.object({
+      WORKS: z.int().min(0),
+      PARTIAL: z.int().min(0),
+      BLOCKED: z.int().min(0),
+      DOES_NOT_WORK: z.int().min(0),
+      UNSURE: z.int().min(0),
+      total: z.int().min(0),
+    }),
+    lastTestedAt: isoDateTime.nullable(),
+    lastReportedAt: isoDateTime.nullable(),
+    latestEvidenceAt: isoDateTime.nullable(),
+    evidence: z.array(EvidenceReference).max(5),
+    capabilities: z.object(Object.fromEntries(TASKS.map((t) => [t, TaskCapability])) as Record<(typeof TASKS)[number], typeof TaskCapability>),
+  })
+  .meta({ id: 'AgentSummary' });
+
+export const Merchant = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    name: z.string(),
+    website: url,
+    url: url.describe('This merchant in the API.'),
+    profileUrl: url.describe('The merchant\'s public page.'),
+    category: z.string().describe('The category string as originally given.'),
+    categoryInfo: z.object({ name: z.string(), slug: z.string(), url }).nullable(),
+    serviceRegions: z.array(z.string()),
+    sponsored: z.boolean(),
+    placement: z.string().nullable(),
+    sponsorshipDisclosure: z.string().nullable(),
+    sponsorshipSource: z.enum(['subscription', 'publisher_owned']).nullable(),
+    ownerCompatibility: z
+      .object({
+        statement: z.string(),
+        taskClaims: CapabilityResults,
+        declaredAt: isoDate.describe('When the owner made the statement; not a test date.'),
+        attribution: z.string(),
+      })
+      .nullable(),
+    reportCount: z.int().min(0).describe('Approved reports of active agents.'),
+    lastReportedAt: isoDateTime.nullable(),
+    agents: z.array(AgentSummary),
+  })
+  .meta({ id: 'Merchant' });
+
+export const MerchantList = ListEnvelope(Merchant, 'MerchantList');
+export const MerchantDetail = z.object({ data: Merchant, ...Notice }).meta({ id: 'MerchantDetail' });
+
+export const Category = z
+  .object({ name: z.string(), slug: z.string(), url, merchantsUrl: url, merchantCount: z.int().min(0) })
+  .meta({ id: 'Category' });
+export const CategoryList = ListEnvelope(Category, 'CategoryList');
+
+export const Agent = z
+  .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), description: z.string().nullable(), url, merchantsUrl: url })
+  .meta({ id: 'Agent' });
+export const AgentList = ListEnvelope(Agent, 'AgentList');
+
+export const PublicReport = z
+  .object({
+    id: z.uuid(),
+    url,
+    merchant: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url }),
+    agent: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
+    outcome: Outcome,
+    capabilityResults: CapabilityResults,
+    stage: Stage.nullable(),
+    failureReason: FailureReason.nullable(),
+    humanIntervention: z.boolean().nullable(),
+    testedAt: isoDate.nullable(),
+    agentVersion: z.string().nullable(),
+    region: z.string().nullable(),
+    task: z.string().nullable(),
+    experience: z.string().nullable(),
+    reportedAt: isoDateTime,
+  })
+  .meta({ id: 'PublicReport' });
+export const ReportList = ListEnvelope(PublicReport, 'ReportList');
+export const ReportDetail = z.object({ data: PublicReport, ...Notice }).meta({ id: 'ReportDetail' });
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().optional(),
+    errors: z
+      .array(z.object({ parameter: z.string().optional(), pointer: z.string().optional(), detail: z.string() }))
+      .optional(),
+  })
+  .loose()
+  .meta({ id: 'Problem' });

@@ -1,0 +1,178 @@
+// The public merchant directory: search and profiles, with per-agent summaries from the
+// shared aggregation engine (precomputed rows; untested agents computed from no evidence).
+import type { PrismaClient } from '../../db/client.js';
+import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { CAPABILITY_STATUS_LABELS, SCORE_BAND_LABELS, TASKS } from '../aggregation/constants.js';
+import type { AgentSummary } from '../aggregation/engine.js';
+import { summarize } from '../aggregation/summaries.service.js';
+import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
+import {
+  agentPageUrl,
+  categoryPageUrl,
+  merchantApiUrl,
+  merchantPageUrl,
+  PAGE_SIZE,
+  type Links,
+} from '../directory/notice.js';
+import { UUID_PATTERN } from '../directory/query.js';
+import {
+  findPublicMerchant,
+  searchMerchants,
+  summariesFor,
+  type MerchantRow,
+  type MerchantSearch,
+} from './merchants.repository.js';
+import type { MerchantQuery } from './merchants.schemas.js';
+
+export interface DirectoryContext extends Links {
+  prisma: PrismaClient;
+  now: Date;
+}
+
+/** Says who stated it and what it is not. */
+export const OWNER_STATEMENT_ATTRIBUTION =
+  'Statement by the business owner. It is not community evidence and never changes statuses, scores or report counts.';
+
+function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
+  const absolute = <T extends { url: string }>(refs: T[]) =>
+    refs.map((ref) => ({ ...ref, url: ref.url.startsWith('/') ? `${links.baseUrl}${ref.url}` : ref.url }));
+  // Stored as jsonb, which does not keep key order: rebuild the tasks in the spec's order.
+  const capabilities = Object.fromEntries(
+    TASKS.map((task) => [task, { ...summary.capabilities[task], evidence: absolute(summary.capabilities[task].evidence) }]),
+  );
+  return {
+    agent: { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) },
+    label:
+      summary.status === 'untested'
+        ? 'Not tested'
+        : `${CAPABILITY_STATUS_LABELS[summary.status]}; ${SCORE_BAND_LABELS[summary.scoreBand].toLowerCase()}`,
+    status: summary.status,
+    statusTask: summary.statusTask,
+    scoreBand: summary.scoreBand,
+    rating: summary.rating,
+    confidence: summary.confidence,
+    counts: summary.counts,
+    lastTestedAt: summary.lastTestedAt,
+    lastReportedAt: summary.lastReportedAt,
+    latestEvidenceAt: summary.latestEvidenceAt,
+    evidence: absolute(summary.evidence),
+    capabilities,
+  };
+}
+
+export type AgentSummaryView = ReturnType<typeof agentSummaryView>;
+
+const isoDate = (date: Date) => date.toISOString().slice(0, 10);
+
+function merchantView(links: Links, row: MerchantRow, agents: AgentSummaryView[]) {
+  const sponsored = row.sponsorshipSource !== null;
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    website: row.website,
+    url: merchantApiUrl(links, row.slug),
+    profileUrl: merchantPageUrl(links, row.slug),
+    category: row.category,
+    categoryInfo:
+      row.categorySlug && row.categoryName
+        ? { name: row.categoryName, slug: row.categorySlug, url: categoryPageUrl(links, row.categorySlug) }
+        : null,
+    serviceRegions: row.serviceRegions,
+    sponsored,
+    placement: sponsored ? row.sponsorshipPlacement : null,
+    sponsorshipDisclosure: sponsored ? row.sponsorshipDisclosure : null,
+    sponsorshipSource: row.sponsorshipSource,
+    ownerCompatibility:
+      row.ownerStatement !== null && row.ownerDeclaredAt !== null
+        ? {
+            statement: row.ownerStatement,
+            taskClaims: row.ownerTaskClaims ?? {},
+            declaredAt: isoDate(row.ownerDeclaredAt),
+            attribution: OWNER_STATEMENT_ATTRIBUTION,
+          }
+        : null,
+    reportCount: row.reportCount,
+    lastReportedAt: row.lastReportedAt?.toISOString() ?? null,
+    agents,
+  };
+}
+
+export type MerchantView = ReturnType<typeof merchantView>;
+
+async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  const agent = scopedAgent ?? (query.agent ? await findActiveAgent(ctx.prisma, query.agent) : null);
+  if (query.agent && !agent) {
+    throw new HttpProblem({
+      status: 400,
+      code: 'validation-failed',
+      title: 'The request is not valid',
+      detail: 'Invalid parameter: agent.',
+      errors: [{ parameter: 'agent', detail: `no active agent has the slug "${query.agent}"` }],
+    });
+  }
+  const category = query.category ? await resolveCategory(ctx.prisma, query.category) : null;
+  if (query.category && !category) {
+    throw new HttpProblem({
+      status: 400,
+      code: 'validation-failed',
+      title: 'The request is not valid',
+      detail: 'Invalid parameter: category.',
+      errors: [{ parameter: 'category', detail: `no category is named or slugged "${query.category}"` }],
+    });
+  }
+  return { agent, category };
+}
+
+/** GET /merchants and /agents/:slug/merchants. */
+export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
+  const search: MerchantSearch = {
+    q: query.q,
+    categoryId: category?.id,
+    agentId: agent?.id,
+    outcome: query.outcome,
+    stage: query.stage,
+    region: query.region,
+    days: query.days,
+    minReports: query.minReports,
+    sort: query.sort,
+    offset: (query.page - 1) * PAGE_SIZE,
+    limit: PAGE_SIZE,
+    now: ctx.now,
+  };
+  const [{ total, rows }, agents] = await Promise.all([
+    searchMerchants(ctx.prisma, search),
+    agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
+  ]);
+  const summaries = await summariesFor(
+    ctx.prisma,
+    rows.map((r) => r.id),
+    agent?.id,
+  );
+  const agentsById = new Map(agents.map((a) => [a.id, a]));
+  const data = rows.map((row) => {
+    const views = summaries
+      .filter((s) => s.merchantId === row.id && agentsById.has(s.agentId))
+      .map((s) => agentSummaryView(ctx, agentsById.get(s.agentId)!, s.summary as AgentSummary))
+      .sort((a, b) => a.agent.name.localeCompare(b.agent.name));
+    return merchantView(ctx, row, views);
+  });
+  return { total, data };
+}
+
+/** GET /merchants/:slugOrId: every active agent, untested ones included. */
+export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): Promise<MerchantView> {
+  const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : { slug: slugOrId };
+  const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
+  if (!row) throw notFoundProblem(`No public merchant has the slug or id "${slugOrId}".`);
+  const stored = new Map(
+    (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
+  );
+  const untested = summarize([], ctx.now);
+  return merchantView(
+    ctx,
+    row,
+    agents.map((agent) => agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested)),
+  );
+}

@@ -1,0 +1,78 @@
+// Approved reports as the public sees them: public merchants, active agents, public columns only.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../../db/client.js';
+import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
+
+export interface PublicReportRow {
+  id: string;
+  merchantId: string;
+  merchantSlug: string;
+  merchantName: string;
+  agentId: string;
+  agentSlug: string;
+  agentName: string;
+  outcome: OutcomeKey;
+  capabilityResults: Partial<Record<TaskKey, OutcomeKey>>;
+  stage: StageKey | null;
+  failureReason: FailureReasonKey | null;
+  humanIntervention: boolean | null;
+  testedAt: Date | null;
+  agentVersion: string | null;
+  region: string | null;
+  task: string | null;
+  experience: string | null;
+  createdAt: Date;
+}
+
+export interface PublicReportFilter {
+  agentId?: string;
+  merchantId?: string;
+  outcome?: OutcomeKey;
+  offset: number;
+  limit: number;
+}
+
+const publicColumns = Prisma.sql`
+  r.id, r.merchant_id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
+  r.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName",
+  r.outcome::text AS outcome, r.capability_results AS "capabilityResults", r.stage::text AS stage,
+  r.failure_reason::text AS "failureReason", r.human_intervention AS "humanIntervention",
+  r.tested_at AS "testedAt", r.agent_version AS "agentVersion", r.region, r.task, r.experience,
+  r.created_at AS "createdAt"
+  FROM reports r
+  JOIN merchants m ON m.id = r.merchant_id AND m.is_public
+  JOIN agents a ON a.id = r.agent_id AND a.active`;
+
+function conditions(f: PublicReportFilter): Prisma.Sql {
+  const list = [Prisma.sql`r.status = 'APPROVED'`];
+  if (f.agentId) list.push(Prisma.sql`r.agent_id = ${f.agentId}::uuid`);
+  if (f.merchantId) list.push(Prisma.sql`r.merchant_id = ${f.merchantId}::uuid`);
+  if (f.outcome) list.push(Prisma.sql`r.outcome = ${f.outcome}::"Outcome"`);
+  return Prisma.join(list, ' AND ');
+}
+
+export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter) {
+  const where = conditions(f);
+  const [rows, counted] = await Promise.all([
+    prisma.$queryRaw<PublicReportRow[]>`
+      SELECT ${publicColumns} WHERE ${where}
+       ORDER BY r.created_at DESC, r.id DESC
+      OFFSET ${f.offset} LIMIT ${f.limit}`,
+    prisma.$queryRaw<Array<{ total: number }>>`
+      SELECT count(*)::int AS total FROM reports r
+        JOIN merchants m ON m.id = r.merchant_id AND m.is_public
+        JOIN agents a ON a.id = r.agent_id AND a.active
+       WHERE ${where}`,
+  ]);
+  return { total: counted[0]?.total ?? 0, rows };
+}
+
+export async function findPublicReport(prisma: PrismaClient, id: string): Promise<PublicReportRow | null> {
+  const rows = await prisma.$queryRaw<PublicReportRow[]>`
+    SELECT ${publicColumns} WHERE r.status = 'APPROVED' AND r.id = ${id}::uuid`;
+  return rows[0] ?? null;
+}
+
+export async function publicMerchantExists(prisma: PrismaClient, id: string): Promise<boolean> {
+  return (await prisma.merchant.count({ where: { id, isPublic: true } })) > 0;
+}

@@ -1,0 +1,65 @@
+// The public report feed: recent approved reports, and one approved report by id.
+import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { findActiveAgent } from '../catalog/catalog.repository.js';
+import { merchantApiUrl, PAGE_SIZE, reportApiUrl, type Links } from '../directory/notice.js';
+import { UUID_PATTERN } from '../directory/query.js';
+import type { DirectoryContext } from '../merchants/merchants.service.js';
+import {
+  findPublicReport,
+  listPublicReports,
+  publicMerchantExists,
+  type PublicReportRow,
+} from './public-reports.repository.js';
+import type { ReportQuery } from './public-reports.schemas.js';
+
+function reportView(links: Links, row: PublicReportRow) {
+  return {
+    id: row.id,
+    url: reportApiUrl(links, row.id),
+    merchant: { id: row.merchantId, slug: row.merchantSlug, name: row.merchantName, url: merchantApiUrl(links, row.merchantSlug) },
+    agent: { id: row.agentId, slug: row.agentSlug, name: row.agentName },
+    outcome: row.outcome,
+    capabilityResults: row.capabilityResults ?? {},
+    stage: row.stage,
+    failureReason: row.failureReason,
+    humanIntervention: row.humanIntervention,
+    testedAt: row.testedAt ? row.testedAt.toISOString().slice(0, 10) : null,
+    agentVersion: row.agentVersion,
+    region: row.region,
+    task: row.task,
+    experience: row.experience,
+    reportedAt: row.createdAt.toISOString(),
+  };
+}
+
+const unknownFilter = (parameter: string, detail: string) =>
+  new HttpProblem({
+    status: 400,
+    code: 'validation-failed',
+    title: 'The request is not valid',
+    detail: `Invalid parameter: ${parameter}.`,
+    errors: [{ parameter, detail }],
+  });
+
+export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
+  const [agent, merchantExists] = await Promise.all([
+    query.agent ? findActiveAgent(ctx.prisma, query.agent) : Promise.resolve(null),
+    query.merchant ? publicMerchantExists(ctx.prisma, query.merchant) : Promise.resolve(true),
+  ]);
+  if (query.agent && !agent) throw unknownFilter('agent', `no active agent has the slug "${query.agent}"`);
+  if (!merchantExists) throw unknownFilter('merchant', `no public merchant has the id "${query.merchant}"`);
+  const { total, rows } = await listPublicReports(ctx.prisma, {
+    agentId: agent?.id,
+    merchantId: query.merchant,
+    outcome: query.outcome,
+    offset: (query.page - 1) * PAGE_SIZE,
+    limit: PAGE_SIZE,
+  });
+  return { total, data: rows.map((row) => reportView(ctx, row)) };
+}
+
+export async function publicReport(ctx: DirectoryContext, id: string) {
+  const row = UUID_PATTERN.test(id) ? await findPublicReport(ctx.prisma, id.toLowerCase()) : null;
+  if (!row) throw notFoundProblem(`No published report has the id "${id}".`);
+  return reportView(ctx, row);
+}
