@@ -43,6 +43,6 @@ export async function agents(ctx: DirectoryContext, page: number) {
 /** An active agent by slug, or a 404 for the agent-scoped paths. */
 export async function activeAgent(ctx: DirectoryContext, slug: string): Promise<AgentRow> {
   const agent = await findActiveAgent(ctx.prisma, slug);
-  if (!agent) throw notFoundProblem(`No active agent has the slug "${slug}".`);
+  if (!agent) throw notFoundProblem('No active agent has this slug.');
   return agent;
 }

@@ -165,7 +165,7 @@ export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuer
 export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): Promise<MerchantView> {
   const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : { slug: slugOrId };
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
-  if (!row) throw notFoundProblem(`No public merchant has the slug or id "${slugOrId}".`);
+  if (!row) throw notFoundProblem('No public merchant has this slug or id.');
   const stored = new Map(
     (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
   );

@@ -60,6 +60,6 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
 
 export async function publicReport(ctx: DirectoryContext, id: string) {
   const row = UUID_PATTERN.test(id) ? await findPublicReport(ctx.prisma, id.toLowerCase()) : null;
-  if (!row) throw notFoundProblem(`No published report has the id "${id}".`);
+  if (!row) throw notFoundProblem('No published report has this id.');
   return reportView(ctx, row);
 }

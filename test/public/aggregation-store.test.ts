@@ -1,0 +1,125 @@
+// The precomputed summaries: equal to a fresh computation, untouched by owner statements and
+// sponsorship, and read with a constant number of queries.
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
+import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
+import { recomputeAllSummaries, recomputeSummaries, reportPath } from '../../src/modules/aggregation/summaries.service.js';
+import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
+import type { TestApp } from '../setup/app.js';
+
+const now = new Date(DEMO_NOW);
+
+describe('precomputed summaries', () => {
+  let t: TestApp;
+  const sql = <T>(text: string, values: unknown[] = []) =>
+    t.db.pool.query(text, values).then((r) => r.rows as [T, ...T[]]);
+  beforeAll(async () => {
+    t = await createDemoApp();
+  });
+  afterAll(() => t.close());
+
+  const snapshot = () =>
+    sql<{ merchant_id: string; agent_id: string; summary: unknown; rating: number; report_count: number }>(
+      'SELECT merchant_id, agent_id, summary, rating, report_count FROM merchant_agent_summaries ORDER BY merchant_id, agent_id',
+    );
+
+  it('equal a fresh computation from the approved reports', async () => {
+    const rows = await snapshot();
+    expect(rows.length).toBeGreaterThan(50);
+    const evidence = await loadEvidence(t.db.prisma, rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id })));
+    for (const row of rows) {
+      const fresh = computeAgentSummary(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? [], { now, reportUrl: reportPath });
+      expect(row.summary).toEqual(JSON.parse(JSON.stringify(fresh)));
+      expect(row.report_count).toBe(fresh.counts.total);
+    }
+    const totals = await sql<{ mismatched: number }>(
+      `SELECT count(*)::int AS mismatched FROM merchants m
+        WHERE m.report_count <> coalesce((SELECT sum(report_count) FROM merchant_agent_summaries s WHERE s.merchant_id = m.id), 0)`,
+    );
+    expect(totals[0].mismatched).toBe(0);
+  });
+
+  it('follow a change of evidence when recomputed in the same transaction', async () => {
+    const [r] = await sql<{ id: string; merchant_id: string; agent_id: string; slug: string }>(
+      `SELECT r.id, r.merchant_id, r.agent_id, a.slug FROM reports r JOIN agents a ON a.id = r.agent_id AND a.active
+         JOIN merchants m ON m.id = r.merchant_id AND m.is_public WHERE r.status = 'APPROVED' LIMIT 1`,
+    );
+    const [merchant] = await sql<{ slug: string; report_count: number }>('SELECT slug, report_count FROM merchants WHERE id = $1', [r.merchant_id]);
+    const before = (await request(t.app).get(`/api/v1/merchants/${merchant.slug}`).expect(200)).body.data;
+    await t.db.prisma.$transaction(async (tx) => {
+      await tx.report.update({ where: { id: r.id }, data: { status: 'PENDING' } });
+      await recomputeSummaries(tx, [{ merchantId: r.merchant_id, agentId: r.agent_id }], now);
+    });
+    const after = (await request(t.app).get(`/api/v1/merchants/${merchant.slug}`).expect(200)).body.data;
+    expect(after.reportCount).toBe(before.reportCount - 1);
+    const countOf = (m: { agents: Array<{ agent: { slug: string }; counts: { total: number } }> }) =>
+      m.agents.find((a) => a.agent.slug === r.slug)!.counts.total;
+    expect(countOf(after)).toBe(countOf(before) - 1);
+    await t.db.prisma.$transaction(async (tx) => {
+      await tx.report.update({ where: { id: r.id }, data: { status: 'APPROVED' } });
+      await recomputeSummaries(tx, [{ merchantId: r.merchant_id, agentId: r.agent_id }], now);
+    });
+  });
+
+  it('do not change with owner statements or sponsorship', async () => {
+    const before = await snapshot();
+    const [m] = await sql<{ id: string }>(
+      `SELECT id FROM merchants m WHERE is_public AND report_count > 0
+          AND NOT EXISTS (SELECT 1 FROM owner_statements o WHERE o.merchant_id = m.id)
+          AND NOT EXISTS (SELECT 1 FROM sponsorships s WHERE s.merchant_id = m.id) LIMIT 1`,
+    );
+    await sql(
+      `INSERT INTO owner_statements (id, merchant_id, statement, task_claims, declared_at, updated_at)
+       VALUES ('00000000-0000-7000-8000-0000000000a1', $1, 'Everything works', '{"PURCHASE":"WORKS","CART":"WORKS"}', '2026-11-01', now())`,
+      [m.id],
+    );
+    await sql(
+      `INSERT INTO sponsorships (id, merchant_id, source, placement, disclosure, starts_at, updated_at)
+       VALUES ('00000000-0000-7000-8000-0000000000a2', $1, 'subscription', 'top', 'Paid placement', now() - interval '1 day', now())`,
+      [m.id],
+    );
+    await recomputeAllSummaries(t.db.prisma, now);
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('query counts', () => {
+  let t: TestApp;
+  let count = 0;
+  beforeAll(async () => {
+    t = await createDemoApp();
+    const pool = t.db.pool as pg.Pool & { query: (...args: unknown[]) => unknown };
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    pool.query = (...args: unknown[]) => {
+      count++;
+      return query(...args);
+    };
+  });
+  afterAll(() => t.close());
+
+  async function queriesFor(path: string): Promise<number> {
+    count = 0;
+    await request(t.app).get(path).expect(200);
+    return count;
+  }
+
+  it('stay small and constant for list and detail pages, whatever the number of agents and reports', async () => {
+    const busiest = (await t.db.pool.query('SELECT slug FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 1')).rows[0];
+    const quietest = (await t.db.pool.query('SELECT slug FROM merchants WHERE is_public ORDER BY report_count LIMIT 1')).rows[0];
+    const agent = (await t.db.pool.query('SELECT slug FROM agents WHERE active LIMIT 1')).rows[0];
+
+    const detailBusy = await queriesFor(`/api/v1/merchants/${busiest.slug}`);
+    const detailQuiet = await queriesFor(`/api/v1/merchants/${quietest.slug}`);
+    expect(detailBusy).toBeGreaterThan(0);
+    expect(detailBusy).toBe(detailQuiet);
+    expect(detailBusy).toBeLessThanOrEqual(3);
+
+    const list = await queriesFor('/api/v1/merchants');
+    expect(list).toBeLessThanOrEqual(4);
+    expect(await queriesFor('/api/v1/merchants?page=2&sort=popular')).toBe(list);
+    expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(5);
+    expect(await queriesFor('/api/v1/reports')).toBeLessThanOrEqual(2);
+  });
+});

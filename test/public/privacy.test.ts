@@ -1,0 +1,128 @@
+// Every private column holds a unique marker; no public response may contain any of them.
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
+import type { TestApp } from '../setup/app.js';
+
+const MARK = 'PRIVATE-MARKER';
+
+describe('no private data in public output', () => {
+  let t: TestApp;
+  const markers: string[] = [];
+  const sql = <T>(text: string, values: unknown[] = []) =>
+    t.db.pool.query(text, values).then((r) => r.rows as [T, ...T[]]);
+
+  async function mark(table: string, column: string, where = 'true', format = (i: number) => `${MARK}-${table}-${column}-${i}`) {
+    const rows = await sql<{ ctid: string }>(`SELECT ctid::text FROM ${table} WHERE ${where}`);
+    for (const [i, row] of rows.entries()) {
+      const value = format(i);
+      markers.push(value);
+      await sql(`UPDATE ${table} SET ${column} = $1 WHERE ctid = $2::tid`, [value, row.ctid]);
+    }
+    return rows.length;
+  }
+
+  beforeAll(async () => {
+    t = await createDemoApp();
+    const [merchant] = await sql<{ id: string }>('SELECT id FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 1');
+    const [agent] = await sql<{ id: string }>('SELECT id FROM agents WHERE active LIMIT 1');
+    const [account] = await sql<{ id: string }>('SELECT id FROM accounts LIMIT 1');
+
+    expect(await mark('accounts', 'email', 'true', (i) => `${MARK.toLowerCase()}-${i}@private.example`)).toBeGreaterThan(0);
+    await sql(`UPDATE accounts SET suspended_reason = 'x' WHERE ctid = (SELECT ctid FROM accounts LIMIT 1)`);
+    await mark('accounts', 'suspended_reason', 'suspended_reason IS NOT NULL');
+    await mark('reports', 'moderation_feedback');
+    await mark('reports', 'moderation_notes');
+    // Unpublished reports and reports of hidden merchants or inactive agents: their whole text is private.
+    await mark('reports', 'experience', `status <> 'APPROVED'`);
+    await mark('reports', 'experience', `merchant_id IN (SELECT id FROM merchants WHERE NOT is_public)`);
+    await mark('reports', 'experience', `agent_id IN (SELECT id FROM agents WHERE NOT active)`);
+    await mark('reports', 'agent_version', `status <> 'APPROVED'`);
+    await mark('merchants', 'name', 'NOT is_public');
+    await mark('merchants', 'slug', 'NOT is_public', (i) => `private-marker-hidden-${i}`);
+    await mark('agents', 'name', 'NOT active');
+    await mark('sponsorships', 'billing_id');
+    expect(await mark('owner_statements', 'ownership_evidence')).toBeGreaterThan(0);
+
+    // Rows the demo does not have: screenshots, keys, sign-in tokens, sessions, audit entries.
+    const [report] = await sql<{ id: string }>(
+      `SELECT id FROM reports WHERE status = 'APPROVED' AND merchant_id = $1 LIMIT 1`,
+      [merchant!.id],
+    );
+    markers.push(`/srv/${MARK}/evidence/a.png`, `${MARK}-sha256`, `${MARK}-keyhash`, `acd_${MARK}`, `${MARK}-token`, `${MARK}-session`, `${MARK}-audit`);
+    await sql(
+      `INSERT INTO screenshot_evidence (id, report_id, storage_path, media_type, size_bytes, sha256)
+       VALUES ('00000000-0000-7000-8000-00000000e001', $1, $2, 'image/png', 10, $3)`,
+      [report!.id, `/srv/${MARK}/evidence/a.png`, `${MARK}-sha256`],
+    );
+    await sql(
+      `INSERT INTO agent_keys (id, key_hash, display_prefix, account_id, agent_id, expires_at)
+       VALUES ('00000000-0000-7000-8000-00000000e002', $1, $2, $3, $4, now() + interval '90 days')`,
+      [`${MARK}-keyhash`, `acd_${MARK}`, account!.id, agent!.id],
+    );
+    await sql(
+      `INSERT INTO sign_in_tokens (id, token_hash, email, expires_at) VALUES ('00000000-0000-7000-8000-00000000e003', $1, 'x@private.example', now())`,
+      [`${MARK}-token`],
+    );
+    await sql(`INSERT INTO session (sid, sess, expire) VALUES ('s1', $1, now())`, [JSON.stringify({ note: `${MARK}-session` })]);
+    await sql(
+      `INSERT INTO moderation_audit_log (id, actor_id, action, report_id, target_type, target_id, reason)
+       VALUES ('00000000-0000-7000-8000-00000000e004', $1, 'approve', $2::uuid, 'report', $2::text, $3)`,
+      [account!.id, report!.id, `${MARK}-audit`],
+    );
+    // Account ids are private too.
+    markers.push(...(await sql<{ id: string }>('SELECT id FROM accounts')).map((a) => a.id));
+    await recomputeAllSummaries(t.db.prisma, new Date(DEMO_NOW));
+  });
+  afterAll(() => t.close());
+
+  it('holds for every public endpoint and filter combination', async () => {
+    const [merchant] = await sql<{ id: string; slug: string }>(
+      'SELECT id, slug FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 1',
+    );
+    const [hidden] = await sql<{ id: string }>('SELECT id FROM merchants WHERE NOT is_public LIMIT 1');
+    const agents = await sql<{ slug: string }>('SELECT slug FROM agents');
+    const categories = await sql<{ slug: string }>('SELECT slug FROM categories');
+    const reports = await sql<{ id: string }>('SELECT id FROM reports');
+    const merchants = await sql<{ slug: string }>('SELECT slug FROM merchants');
+
+    const paths = [
+      '/api/v1/openapi.json',
+      '/api/v1/categories',
+      '/api/v1/agents',
+      '/api/v1/merchants',
+      '/api/v1/reports',
+      `/api/v1/reports?merchant=${merchant!.id}`,
+      `/api/v1/reports?merchant=${hidden!.id}`,
+      ...['recent', 'popular', 'name'].flatMap((sort) => [1, 2, 3].map((page) => `/api/v1/merchants?sort=${sort}&page=${page}`)),
+      ...['WORKS', 'PARTIAL', 'BLOCKED', 'DOES_NOT_WORK', 'UNSURE'].flatMap((outcome) => [
+        `/api/v1/merchants?outcome=${outcome}`,
+        `/api/v1/reports?outcome=${outcome}`,
+      ]),
+      '/api/v1/merchants?stage=PURCHASE&days=365&minReports=1&region=US',
+      '/api/v1/merchants?q=private',
+      '/api/v1/merchants?q=marker',
+      ...categories.map((c) => `/api/v1/merchants?category=${c.slug}`),
+      ...agents.flatMap((a) => [
+        `/api/v1/merchants?agent=${a.slug}&sort=rating`,
+        `/api/v1/agents/${a.slug}/merchants`,
+        `/api/v1/reports?agent=${a.slug}`,
+      ]),
+      ...merchants.map((m) => `/api/v1/merchants/${m.slug}`),
+      ...reports.slice(0, 400).map((r) => `/api/v1/reports/${r.id}`),
+      ...[2, 3, 4, 5].map((page) => `/api/v1/reports?page=${page}`),
+    ];
+    let ok = 0;
+    for (const path of paths) {
+      const res = await request(t.app).get(path);
+      expect([200, 400, 404]).toContain(res.status);
+      if (res.status === 200) ok++;
+      const text = res.text.toLowerCase();
+      for (const marker of markers) {
+        if (text.includes(marker.toLowerCase())) throw new Error(`${path} leaks ${marker}`);
+      }
+    }
+    expect(ok).toBeGreaterThan(100);
+  });
+});
