@@ -2,7 +2,6 @@
 // sponsorship, and read with a constant number of queries.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
 import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
 import { recomputeAllSummaries, recomputeSummaries, reportPath } from '../../src/modules/aggregation/summaries.service.js';
@@ -90,12 +89,12 @@ describe('query counts', () => {
   let count = 0;
   beforeAll(async () => {
     t = await createDemoApp();
-    const pool = t.db.pool as pg.Pool & { query: (...args: unknown[]) => unknown };
+    const pool = t.db.pool;
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    pool.query = (...args: unknown[]) => {
+    pool.query = ((...args: unknown[]) => {
       count++;
       return query(...args);
-    };
+    }) as typeof pool.query;
   });
   afterAll(() => t.close());
 
