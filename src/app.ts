@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
 
   app.use(healthRouter(deps.pool));
-  app.use('/api', apiRouter({ baseUrl: config.baseUrl, prisma: deps.prisma, clock: deps.clock }));
+  app.use('/api', apiRouter({ baseUrl: config.baseUrl, prisma: deps.prisma, pool: deps.pool, clock: deps.clock, limits: config.limits }));
 
   app.use(htmlNotFound);
   app.use(htmlErrorHandler);

@@ -111,7 +111,8 @@ try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) {
-    console.error(`seed: ${error.message} (see --help)`);
+    // parseArgs messages can span lines; the error stays on one.
+    console.error(`seed: ${error.message.replace(/\s*\n\s*/g, ' ')} (see --help)`);
   } else if (error instanceof ConfigError) {
     console.error(`seed: ${error.message}`);
   } else {

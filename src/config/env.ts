@@ -86,6 +86,14 @@ const envSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
   SEED_DEMO_DATA: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  // Limits (spec section 8); raise them for a benchmark, the limiters stay in the request path.
+  LIMIT_PUBLIC_PER_MINUTE: positiveInt(120),
+  LIMIT_PRIVATE_PER_MINUTE: positiveInt(120),
+  LIMIT_PRIVATE_ADDRESS_PER_MINUTE: positiveInt(240),
+  LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: positiveInt(12),
+  LIMIT_AGENT_SUBMISSIONS_PER_HOUR: positiveInt(60),
+  LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: positiveInt(5),
+  LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: positiveInt(20),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -109,6 +117,15 @@ export interface Config {
   readonly logLevel: Env['LOG_LEVEL'];
   readonly seedDemoData: boolean;
   readonly shutdownTimeoutMs: number;
+  readonly limits: Readonly<{
+    publicPerMinute: number;
+    privatePerMinute: number;
+    privateAddressPerMinute: number;
+    browserSubmissionsPerHour: number;
+    agentSubmissionsPerHour: number;
+    signInPerAddressPerHour: number;
+    signInPerClientPerHour: number;
+  }>;
 }
 
 export class ConfigError extends Error {
@@ -162,5 +179,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     seedDemoData: env.SEED_DEMO_DATA === 'true',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    limits: Object.freeze({
+      publicPerMinute: env.LIMIT_PUBLIC_PER_MINUTE,
+      privatePerMinute: env.LIMIT_PRIVATE_PER_MINUTE,
+      privateAddressPerMinute: env.LIMIT_PRIVATE_ADDRESS_PER_MINUTE,
+      browserSubmissionsPerHour: env.LIMIT_BROWSER_SUBMISSIONS_PER_HOUR,
+      agentSubmissionsPerHour: env.LIMIT_AGENT_SUBMISSIONS_PER_HOUR,
+      signInPerAddressPerHour: env.LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR,
+      signInPerClientPerHour: env.LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR,
+    }),
   });
 }

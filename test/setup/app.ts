@@ -27,6 +27,14 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'acd-test-data-')),
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     LOG_LEVEL: 'silent',
+    // Suites make many requests from one address; limit tests set their own values.
+    LIMIT_PUBLIC_PER_MINUTE: '1000000',
+    LIMIT_PRIVATE_PER_MINUTE: '1000000',
+    LIMIT_PRIVATE_ADDRESS_PER_MINUTE: '1000000',
+    LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: '1000000',
+    LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '1000000',
+    LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: '1000000',
+    LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: '1000000',
     ...overrides,
   });
 }

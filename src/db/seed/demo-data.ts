@@ -46,8 +46,11 @@ export const DEFAULT_DEMO_REPORTS = 600;
 export const DEFAULT_BATCH_SIZE = 5_000;
 /** Reports are spread over this many days before `now`. */
 export const REPORT_WINDOW_DAYS = 358;
-/** Identifiers embed the row index in 32 bits. */
-const MAX_ROWS = 0xffff_ffff;
+// Far beyond any useful demo, and well inside what identifiers (a 32-bit row index) and
+// the generator's per-account and per-merchant arrays can hold.
+export const MAX_DEMO_MERCHANTS = 10_000_000;
+export const MAX_DEMO_REPORTS = 100_000_000;
+const MAX_DEMO_ACCOUNTS = 10_000_000;
 
 export interface DemoOptions {
   /** The moment the demo is generated for: every date lies on or before it. */
@@ -525,10 +528,10 @@ const SPONSORED = { every: 15, offset: 3 } as const;
 const OWNER_STATEMENT = { every: 12, offset: 5 } as const;
 const SUSPENDED_CONTRIBUTOR = 13;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+function positiveInteger(name: string, value: number | undefined, fallback: number, max: number): number {
   const result = value ?? fallback;
-  if (!Number.isSafeInteger(result) || result < 1 || result > MAX_ROWS) {
-    throw new RangeError(`${name} must be a positive integer up to ${MAX_ROWS}, got ${String(value)}`);
+  if (!Number.isSafeInteger(result) || result < 1 || result > max) {
+    throw new RangeError(`${name} must be a positive integer up to ${max.toLocaleString('en-US')}, got ${String(result)}`);
   }
   return result;
 }
@@ -539,13 +542,16 @@ export function resolveDemoOptions(options: DemoOptions): ResolvedDemoOptions {
   }
   const seed = options.seed ?? DEFAULT_DEMO_SEED;
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer, got ${String(options.seed)}`);
-  const merchants = positiveInteger('merchants', options.merchants, DEFAULT_DEMO_MERCHANTS);
-  const reports = positiveInteger('reports', options.reports, DEFAULT_DEMO_REPORTS);
+  const merchants = positiveInteger('merchants', options.merchants, DEFAULT_DEMO_MERCHANTS, MAX_DEMO_MERCHANTS);
+  const reports = positiveInteger('reports', options.reports, DEFAULT_DEMO_REPORTS, MAX_DEMO_REPORTS);
   const pairs = AGENTS.length * merchants;
   // A few dozen contributors for the default demo, about twenty reports each at scale, and
   // always twice the (account, agent, merchant) capacity the reports need.
   const derivedAccounts = Math.max(40, Math.ceil(reports / 20), Math.ceil((2 * reports) / pairs));
-  const accounts = positiveInteger('accounts', options.accounts, derivedAccounts);
+  if (options.accounts === undefined && derivedAccounts > MAX_DEMO_ACCOUNTS) {
+    throw new RangeError(`${reports} reports need more merchants than ${merchants}`);
+  }
+  const accounts = positiveInteger('accounts', options.accounts, derivedAccounts, MAX_DEMO_ACCOUNTS);
   if (accounts * pairs < reports) {
     throw new RangeError(
       `${reports} reports need more than ${accounts} accounts x ${AGENTS.length} agents x ${merchants} merchants`,

@@ -190,18 +190,36 @@ async function insertTable<R>(
   const started = performance.now();
   let inserted = 0;
   let nextReport = expected >= PROGRESS_MIN_ROWS ? Math.ceil(expected / 10) : Infinity;
-  for (const batch of batches) {
-    if (batch.length === 0) continue;
-    const values = spec.columns.map((c) => batch.map(c.value));
-    const result = await client.query({ text: sql, values });
+  // One insert in flight while the next batch is generated: PostgreSQL and the generator
+  // then work on the two cores at once.
+  let inFlight: Promise<pg.QueryResult> | undefined;
+  let waited = 0;
+  const settle = async (): Promise<void> => {
+    if (!inFlight) return;
+    const waitStarted = performance.now();
+    const result = await inFlight;
+    waited += performance.now() - waitStarted;
+    inFlight = undefined;
     inserted += result.rowCount ?? 0;
     if (inserted >= nextReport && inserted < expected) {
       onProgress?.(`${spec.table}: ${inserted.toLocaleString('en-US')} / ${expected.toLocaleString('en-US')} rows`);
       nextReport += Math.ceil(expected / 10);
     }
+  };
+  for (const batch of batches) {
+    if (batch.length === 0) continue;
+    const values = spec.columns.map((c) => batch.map(c.value));
+    const query = client.query({ text: sql, values });
+    // After a failure the transaction is aborted and queued inserts fail too; the first
+    // error is the one awaited and thrown, the rest must not surface as unhandled.
+    query.catch(() => undefined);
+    await settle();
+    inFlight = query;
   }
+  await settle();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  onProgress?.(`${spec.table}: ${inserted.toLocaleString('en-US')} rows in ${seconds} s`);
+  // The wait shows whether PostgreSQL or the generator was the bottleneck.
+  onProgress?.(`${spec.table}: ${inserted.toLocaleString('en-US')} rows in ${seconds} s (${(waited / 1000).toFixed(1)} s waiting for PostgreSQL)`);
   return inserted;
 }
 

@@ -5,6 +5,9 @@ import express, { Router } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
+import type pg from 'pg';
+import type { Config } from '../../config/env.js';
+import { createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
 import { openApiRouter } from './openapi.js';
 
@@ -14,14 +17,24 @@ export const MAX_JSON_BODY_BYTES = 16_384;
 export interface ApiDeps {
   baseUrl: string;
   prisma: PrismaClient;
+  pool: pg.Pool;
   clock: Clock;
+  limits: Config['limits'];
 }
 
 export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
   router.use(express.json({ limit: MAX_JSON_BODY_BYTES, type: 'application/json', strict: true }));
   router.use('/v1', openApiRouter(deps));
-  router.use('/v1', publicRouter(deps));
+  const publicLimiter = createLimiter({
+    pool: deps.pool,
+    clock: deps.clock,
+    name: 'public',
+    limit: deps.limits.publicPerMinute,
+    windowMs: 60_000,
+    keyGenerator: (req) => req.ip ?? 'unknown',
+  });
+  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter }));
   router.use(apiNotFound);
   router.use(problemErrorHandler());
   return router;

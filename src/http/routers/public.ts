@@ -19,6 +19,8 @@ export const PUBLIC_MAX_AGE_SECONDS = 60;
 export interface PublicDeps extends Links {
   prisma: PrismaClient;
   clock: Clock;
+  /** 120 requests a minute per trusted client address (spec section 8). */
+  limiter: RequestHandler;
 }
 
 const pageOnly = z.strictObject({ page: pageParam });
@@ -35,7 +37,7 @@ export function publicRouter(deps: PublicDeps): Router {
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() });
   const query = <T>(res: Response) => res.locals.query as T;
 
-  router.use(cacheable);
+  router.use(deps.limiter, cacheable);
 
   router.get('/categories', validateQuery(pageOnly), async (_req, res) => {
     const { page } = query<{ page: number }>(res);

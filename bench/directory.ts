@@ -1,0 +1,109 @@
+// Public read throughput and latency at two directory sizes, to show that list and detail
+// reads cost the same with a demo-sized directory and with a large one.
+//   npm run bench                       demo size, then 100,000 merchants / 1,000,000 reports
+//   npm run bench -- --sizes 60:600     only the sizes given (merchants:reports, comma-separated)
+//   npm run bench -- --duration 5       seconds per endpoint (default 10)
+// Each size runs on its own throwaway embedded PostgreSQL; traffic stays on 127.0.0.1.
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { createApp } from '../src/app.js';
+import { createPool, createPrismaClient, ensureDatabaseExists } from '../src/db/client.js';
+import { startEphemeralDatabase } from '../src/db/embedded.js';
+import { applyMigrations } from '../src/db/migrations.js';
+import { loadDemoData } from '../src/db/seed/load.js';
+import { recomputeAllSummaries } from '../src/modules/aggregation/summaries.service.js';
+import { loadConfig } from '../src/config/env.js';
+import { createLogger } from '../src/logger.js';
+import { systemClock } from '../src/clock.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '60:600,100000:1000000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const sizes = values.sizes.split(',').map((pair) => {
+  const [merchants, reports] = pair.split(':').map(Number);
+  if (!Number.isInteger(merchants) || !Number.isInteger(reports)) throw new Error(`bad size "${pair}"`);
+  return { merchants: merchants!, reports: reports! };
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+
+interface Row {
+  size: string;
+  endpoint: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function benchSize(merchants: number, reports: number): Promise<Row[]> {
+  const server = await startEphemeralDatabase();
+  const url = await ensureDatabaseExists(server.url, 'bench');
+  const pool = createPool(url, 20);
+  const prisma = createPrismaClient(pool);
+  try {
+    await applyMigrations(url);
+    const now = new Date();
+    let started = Date.now();
+    await loadDemoData(pool, { now, merchants, reports }, (message) => process.stderr.write(`  ${message}\n`));
+    const loadSeconds = (Date.now() - started) / 1000;
+    started = Date.now();
+    await recomputeAllSummaries(prisma, now);
+    const summarySeconds = (Date.now() - started) / 1000;
+    await pool.query('ANALYZE');
+    console.log(`\n${merchants} merchants, ${reports} reports: loaded in ${loadSeconds.toFixed(1)} s, summaries in ${summarySeconds.toFixed(1)} s`);
+
+    const { rows: [sample] } = await pool.query<{ slug: string; agent: string; category: string }>(
+      `SELECT m.slug, (SELECT slug FROM agents WHERE active ORDER BY slug LIMIT 1) AS agent,
+              (SELECT slug FROM categories ORDER BY slug LIMIT 1) AS category
+         FROM merchants m WHERE m.is_public ORDER BY m.report_count DESC LIMIT 1`,
+    );
+    const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/acd-bench-data', SESSION_SECRET: 'bench-secret-bench-secret-bench-secret' });
+    const app = createApp({ config, logger: createLogger('silent'), prisma, pool, clock: systemClock });
+    const http = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => http.once('listening', resolve));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const endpoints = [
+      '/api/v1/merchants',
+      '/api/v1/merchants?sort=popular&page=40',
+      `/api/v1/merchants?agent=${sample!.agent}&sort=rating`,
+      `/api/v1/merchants?category=${sample!.category}&outcome=BLOCKED`,
+      '/api/v1/merchants?q=lamp',
+      `/api/v1/merchants/${sample!.slug}`,
+      '/api/v1/reports',
+      '/api/v1/categories',
+    ];
+    const rows: Row[] = [];
+    try {
+      for (const endpoint of endpoints) {
+        const result = await autocannon({ url: base + endpoint, connections, duration });
+        rows.push({
+          size: `${merchants}/${reports}`,
+          endpoint,
+          rps: Math.round(result.requests.average),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          errors: result.errors + result.non2xx,
+        });
+        console.log(`  ${endpoint}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+      }
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
+    return rows;
+  } finally {
+    await prisma.$disconnect();
+    await pool.end();
+    await server.stop();
+  }
+}
+
+const all: Row[] = [];
+for (const { merchants, reports } of sizes) all.push(...(await benchSize(merchants, reports)));
+console.log(`\n${connections} connections, ${duration} s per endpoint`);
+console.table(all);
