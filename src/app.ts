@@ -1,6 +1,8 @@
 // createApp builds the whole HTTP application from its dependencies and never listens:
 // server.ts starts it, tests drive it with supertest.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
@@ -13,6 +15,12 @@ import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
 import { apiRouter } from './http/routers/api.js';
 import { htmlErrorHandler, htmlNotFound } from './http/middleware/html-errors.js';
+import { pagesRouter } from './http/routers/pages.js';
+import { sessionMiddleware } from './http/middleware/session.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { DISCLAIMER } from './modules/directory/notice.js';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface AppDeps {
   config: Config;
@@ -20,6 +28,8 @@ export interface AppDeps {
   prisma: PrismaClient;
   pool: pg.Pool;
   clock: Clock;
+  /** Defaults to SMTP (SMTP_URL) or the DATA_DIR outbox. */
+  mailer?: Mailer;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -53,9 +63,26 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(helmet());
+  app.set('views', path.join(projectRoot, 'views'));
+  app.set('view engine', 'ejs');
+  app.locals.disclaimer = DISCLAIMER;
+  app.use('/static', express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
 
   app.use(healthRouter(deps.pool));
   app.use('/api', apiRouter({ baseUrl: config.baseUrl, prisma: deps.prisma, pool: deps.pool, clock: deps.clock, limits: config.limits }));
+
+  const mailer =
+    deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  app.use(
+    pagesRouter({
+      config,
+      prisma: deps.prisma,
+      pool: deps.pool,
+      clock: deps.clock,
+      mailer,
+      session: sessionMiddleware(deps.pool, config),
+    }),
+  );
 
   app.use(htmlNotFound);
   app.use(htmlErrorHandler);

@@ -7,6 +7,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { fixedClock } from '../../src/clock.js';
+import type { Mailer } from '../../src/mail/mailer.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_BASE_URL = 'http://directory.test';
@@ -40,12 +41,12 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 export async function createTestApp(
-  options: { env?: Record<string, string>; now?: string; logger?: Logger } = {},
+  options: { env?: Record<string, string>; now?: string; logger?: Logger; mailer?: Mailer } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = testConfig(options.env);
   const clock = fixedClock(options.now ?? '2026-11-22T12:00:00Z');
   const logger = options.logger ?? createLogger('silent');
-  const app = createApp({ config, logger, prisma: db.prisma, pool: db.pool, clock });
+  const app = createApp({ config, logger, prisma: db.prisma, pool: db.pool, clock, mailer: options.mailer });
   return { app, db, config, clock, logger, close: () => db.drop() };
 }

@@ -1,0 +1,39 @@
+// Browser sessions: express-session over the `session` table (created by our migrations), so
+// several app processes share them.
+import type { RequestHandler } from 'express';
+import session from 'express-session';
+import connectPgSimple from 'connect-pg-simple';
+import type pg from 'pg';
+import type { Config } from '../../config/env.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    accountId: string;
+    csrfToken: string;
+    /** A freshly issued key, shown exactly once on the next page view. */
+    revealKey: { key: string; agentName: string };
+  }
+}
+
+export const SESSION_COOKIE = 'acd.sid';
+const SESSION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+export function sessionMiddleware(pool: pg.Pool, config: Config): RequestHandler {
+  const PgStore = connectPgSimple(session);
+  return session({
+    name: SESSION_COOKIE,
+    secret: config.sessionSecret,
+    store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: 15 * 60 }),
+    resave: false,
+    saveUninitialized: false,
+    rolling: true,
+    proxy: config.trustProxy !== false,
+    cookie: {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: config.secureCookies,
+      maxAge: SESSION_MAX_AGE_MS,
+      path: '/',
+    },
+  });
+}
