@@ -69,7 +69,19 @@ export function createApp(deps: AppDeps): Express {
   app.use('/static', express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
 
   app.use(healthRouter(deps.pool));
-  app.use('/api', apiRouter({ baseUrl: config.baseUrl, prisma: deps.prisma, pool: deps.pool, clock: deps.clock, limits: config.limits }));
+  const session = sessionMiddleware(deps.pool, config);
+  app.use(
+    '/api',
+    apiRouter({
+      baseUrl: config.baseUrl,
+      origin: config.origin,
+      prisma: deps.prisma,
+      pool: deps.pool,
+      clock: deps.clock,
+      limits: config.limits,
+      session,
+    }),
+  );
 
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
@@ -80,7 +92,7 @@ export function createApp(deps: AppDeps): Express {
       pool: deps.pool,
       clock: deps.clock,
       mailer,
-      session: sessionMiddleware(deps.pool, config),
+      session,
     }),
   );
 

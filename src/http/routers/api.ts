@@ -1,7 +1,7 @@
 // The JSON API, mounted at /api. Each audience (public, contribution, automation) mounts
 // its router under /v1 here; everything unknown under /api is a problem+json 404, and every
 // error below becomes problem+json.
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
@@ -9,6 +9,8 @@ import type pg from 'pg';
 import type { Config } from '../../config/env.js';
 import { createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
+import { contributionRouter } from './contribution.js';
+import { createQuota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
 
 /** Largest accepted JSON body (spec section 8). */
@@ -16,11 +18,16 @@ export const MAX_JSON_BODY_BYTES = 16_384;
 
 export interface ApiDeps {
   baseUrl: string;
+  origin: string;
   prisma: PrismaClient;
   pool: pg.Pool;
   clock: Clock;
   limits: Config['limits'];
+  session: RequestHandler;
 }
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
 
 export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
@@ -34,6 +41,37 @@ export function apiRouter(deps: ApiDeps): Router {
     windowMs: 60_000,
     keyGenerator: (req) => req.ip ?? 'unknown',
   });
+  // Private requests (bearer reports and automation): per account, and per trusted address.
+  const privateLimiters = [
+    createLimiter({
+      pool: deps.pool,
+      clock: deps.clock,
+      name: 'private:account',
+      limit: deps.limits.privatePerMinute,
+      windowMs: MINUTE,
+      keyGenerator: (_req, res) => res.locals.agentKey?.accountId ?? 'unknown',
+    }),
+    createLimiter({
+      pool: deps.pool,
+      clock: deps.clock,
+      name: 'private:address',
+      limit: deps.limits.privateAddressPerMinute,
+      windowMs: MINUTE,
+      keyGenerator: (req) => req.ip ?? 'unknown',
+    }),
+  ];
+  const quota = (name: string, limit: number, description: string) =>
+    createQuota({ pool: deps.pool, clock: deps.clock, name, limit, windowMs: HOUR, description });
+  const submissions = {
+    prisma: deps.prisma,
+    baseUrl: deps.baseUrl,
+    browserQuota: quota('browser-submissions', deps.limits.browserSubmissionsPerHour, 'Browser submissions per account'),
+    agentQuota: quota('agent-submissions', deps.limits.agentSubmissionsPerHour, 'Changed agent submissions per account'),
+  };
+  router.use(
+    '/v1',
+    contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateLimiters }),
+  );
   router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter }));
   router.use(apiNotFound);
   router.use(problemErrorHandler());

@@ -6,6 +6,7 @@ import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { signInPages } from '../../modules/accounts/sign-in.pages.js';
+import { keysPages } from '../../modules/keys/keys.pages.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { requireSameOrigin } from '../middleware/origin.js';
@@ -45,5 +46,6 @@ export function pagesRouter(deps: PagesDeps): Router {
       limits: config.limits,
     }),
   );
+  router.use(keysPages({ prisma: deps.prisma, clock: deps.clock, baseUrl: config.baseUrl }));
   return router;
 }

@@ -1,0 +1,106 @@
+// Contribution API (spec 4.2): POST /api/v1/reports with a signed-in browser session (same
+// origin) or a bearer agent key.
+import { Router, type RequestHandler } from 'express';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
+import { reviewUrl, submitReport, type SubmissionDeps, type Submitter } from '../../modules/reports/submissions.service.js';
+import { loadSessionAccount } from '../middleware/auth.js';
+import { bearerAuth, hasBearer } from '../middleware/bearer.js';
+import { requireJson, validateBody } from '../middleware/body.js';
+import { refuseKeyInQuery } from '../middleware/key-in-query.js';
+import { requireSameOrigin } from '../middleware/origin.js';
+import { HttpProblem } from '../problem.js';
+
+export interface ContributionDeps extends SubmissionDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  origin: string;
+  session: RequestHandler;
+  /** Per-account and per-address limits of private (bearer) requests. */
+  privateLimiters: RequestHandler[];
+}
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
+
+/** Bearer key, or else a signed-in browser session from our own origin. */
+function authenticate(deps: ContributionDeps): RequestHandler[] {
+  const bearer = bearerAuth({ prisma: deps.prisma, clock: deps.clock });
+  const sameOrigin = requireSameOrigin(deps.origin);
+  const sessionAccount = loadSessionAccount(deps.prisma);
+  const browser: RequestHandler[] = [
+    deps.session,
+    sessionAccount,
+    (_req, res, next) => {
+      const account = res.locals.account;
+      if (!account) {
+        throw new HttpProblem({
+          status: 401,
+          code: 'unauthenticated',
+          title: 'Sign-in required',
+          detail: 'Sign in at /sign-in, or send an agent key as Authorization: Bearer <key>. Do not retry without one.',
+          headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
+        });
+      }
+      if (account.suspended) {
+        throw new HttpProblem({
+          status: 403,
+          code: 'account-suspended',
+          title: 'Account suspended',
+          detail: 'This account is suspended and cannot contribute. Do not retry.',
+        });
+      }
+      next();
+    },
+  ];
+  const chain = (handlers: RequestHandler[]): RequestHandler => (req, res, next) => {
+    let i = 0;
+    const step = (error?: unknown): void => {
+      if (error) return next(error);
+      const handler = handlers[i++];
+      if (!handler) return next();
+      Promise.resolve(handler(req, res, step)).catch(next);
+    };
+    step();
+  };
+  const viaBearer = chain([bearer, ...deps.privateLimiters]);
+  const viaSession = chain([sameOrigin, ...browser]);
+  return [(req, res, next) => (hasBearer(req) ? viaBearer(req, res, next) : viaSession(req, res, next))];
+}
+
+export function contributionRouter(deps: ContributionDeps): Router {
+  const router = Router();
+
+  router.post(
+    '/reports',
+    noStore,
+    refuseKeyInQuery,
+    ...authenticate(deps),
+    requireJson,
+    validateBody(reportSubmission),
+    async (_req, res) => {
+      const body = res.locals.body as ReportSubmission;
+      const key = res.locals.agentKey;
+      const submitter: Submitter = key
+        ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId }
+        : { channel: 'BROWSER', accountId: res.locals.account!.id };
+      const result = await submitReport(deps, body, submitter, deps.clock.now(), res);
+      const { report } = result;
+      const review = reviewUrl(deps.baseUrl, report.id);
+      const answer = {
+        id: report.id,
+        status: report.status,
+        reviewUrl: review,
+        ...(submitter.channel === 'AGENT_KEY' ? { updatedAt: report.updatedAt.toISOString() } : {}),
+        ...(submitter.channel === 'AGENT_KEY' || result.kind === 'unchanged' ? { unchanged: result.kind === 'unchanged' } : {}),
+      };
+      if (result.kind === 'created') res.status(201).location(review);
+      res.json(answer);
+    },
+  );
+
+  return router;
+}

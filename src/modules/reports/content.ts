@@ -1,0 +1,61 @@
+// A report's content as stored and compared: the submission body less what cannot change
+// (adId, agentId) and what is not content (privacy, always true once accepted).
+import type { OutcomeKey, TaskKey } from '../aggregation/constants.js';
+import { TASKS } from '../aggregation/constants.js';
+import type { ReportSubmission } from './submission.schema.js';
+
+export interface ReportContent {
+  capabilityResults: Partial<Record<TaskKey, OutcomeKey>>;
+  outcome: OutcomeKey;
+  outcomeSupplied: boolean;
+  experience: string | null;
+  testedAt: string | null;
+  agentVersion: string | null;
+  region: string | null;
+  task: string | null;
+  stage: ReportSubmission['stage'] | null;
+  failureReason: ReportSubmission['failureReason'] | null;
+  humanIntervention: boolean | null;
+}
+
+/**
+ * The overall outcome when the body gives none (spec 2.1): all task outcomes identical →
+ * that outcome (so all UNSURE stays UNSURE); mixed → PARTIAL.
+ */
+export function deriveOutcome(results: Partial<Record<TaskKey, OutcomeKey>>): OutcomeKey {
+  const outcomes = [...new Set(Object.values(results).filter((v): v is OutcomeKey => v !== undefined))];
+  if (outcomes.length === 1) return outcomes[0]!;
+  if (outcomes.length === 0) throw new Error('deriveOutcome needs at least one task outcome');
+  return 'PARTIAL';
+}
+
+export function contentOf(body: ReportSubmission): ReportContent {
+  // Tasks in the spec's order, attempted ones only.
+  const capabilityResults: Partial<Record<TaskKey, OutcomeKey>> = {};
+  for (const task of TASKS) {
+    const outcome = body.capabilityResults?.[task];
+    if (outcome) capabilityResults[task] = outcome;
+  }
+  return {
+    capabilityResults,
+    outcome: body.outcome ?? deriveOutcome(capabilityResults),
+    outcomeSupplied: body.outcome !== undefined,
+    experience: body.experience?.trim() ? body.experience : null,
+    testedAt: body.testedAt ?? null,
+    agentVersion: body.agentVersion ?? null,
+    region: body.region ?? null,
+    task: body.task ?? null,
+    stage: body.stage ?? null,
+    failureReason: body.failureReason ?? null,
+    humanIntervention: body.humanIntervention ?? null,
+  };
+}
+
+const canonical = (content: ReportContent) =>
+  JSON.stringify(content, (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+
+export const sameContent = (a: ReportContent, b: ReportContent) => canonical(a) === canonical(b);

@@ -1,0 +1,129 @@
+// Submitting a report (POST /api/v1/reports and the /reports/new form): validation against
+// the directory, the one-report-per-account+merchant+agent rule, and the submission quotas.
+// A request that fails writes nothing; an accepted one commits whole.
+import type { Response } from 'express';
+import type { PrismaClient } from '../../db/client.js';
+import { HttpProblem } from '../../http/problem.js';
+import type { Quota } from '../limits/quota.js';
+import { contentOf, sameContent, type ReportContent } from './content.js';
+import type { ReportSubmission } from './submission.schema.js';
+import {
+  findOwnReport,
+  insertReport,
+  isActiveAgent,
+  isPublicMerchant,
+  isUniqueViolation,
+  type OwnReportRow,
+} from './submissions.repository.js';
+
+export type Submitter =
+  | { channel: 'BROWSER'; accountId: string }
+  | { channel: 'AGENT_KEY'; accountId: string; agentId: string };
+
+export interface SubmissionDeps {
+  prisma: PrismaClient;
+  baseUrl: string;
+  /** Counts browser submissions (shared by the API and the form) per account. */
+  browserQuota: Quota;
+  /** Counts changed agent submissions (POST and PUT) per account, across keys. */
+  agentQuota: Quota;
+}
+
+export type SubmissionResult =
+  | { kind: 'created'; report: OwnReportRow }
+  | { kind: 'unchanged'; report: OwnReportRow };
+
+/** Extra work committed in the same transaction as the new report (the form's screenshots). */
+export type WithinTransaction = (tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0], report: OwnReportRow) => Promise<void>;
+
+export const reviewUrl = (baseUrl: string, id: string) => `${baseUrl}/reports/${id}/review`;
+
+const invalid = (field: string, detail: string) =>
+  new HttpProblem({
+    status: 400,
+    code: 'validation-failed',
+    title: 'The request is not valid',
+    detail: `Invalid field: ${field}.`,
+    errors: [{ pointer: `#/${field}`, detail }],
+  });
+
+/** Test dates may run a day ahead of UTC: it is already tomorrow in some time zones. */
+function assertNotFuture(testedAt: string | undefined, now: Date): void {
+  if (!testedAt) return;
+  const latest = new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
+  if (testedAt > latest) throw invalid('testedAt', 'must not be in the future');
+}
+
+export async function checkTargets(prisma: PrismaClient, body: ReportSubmission, submitter: Submitter): Promise<void> {
+  const [merchantOk, agentOk] = await Promise.all([isPublicMerchant(prisma, body.adId), isActiveAgent(prisma, body.agentId)]);
+  if (!merchantOk) throw invalid('adId', 'no public merchant has this id');
+  if (!agentOk) throw invalid('agentId', 'no active agent has this id');
+  if (submitter.channel === 'AGENT_KEY' && submitter.agentId !== body.agentId) {
+    throw new HttpProblem({
+      status: 403,
+      code: 'agent-mismatch',
+      title: 'Agent not allowed for this key',
+      detail: 'This key may only report for the agent it was issued for. Do not retry with this key.',
+      errors: [{ pointer: '#/agentId', detail: 'is not the agent of this key' }],
+    });
+  }
+}
+
+function duplicateProblem(existing: OwnReportRow, submitter: Submitter, baseUrl: string): HttpProblem {
+  return new HttpProblem({
+    status: 409,
+    code: 'duplicate-report',
+    title: 'A different report exists',
+    detail:
+      submitter.channel === 'AGENT_KEY'
+        ? `This account already reported this merchant for this agent with different content. Update it with PUT /api/v1/automation/reports/${existing.id} and If-Match: ${existing.updatedAt.toISOString()}.`
+        : 'You already reported this merchant for this agent. See your report on its review page.',
+    extensions: {
+      reportId: existing.id,
+      updatedAt: existing.updatedAt.toISOString(),
+      reviewUrl: reviewUrl(baseUrl, existing.id),
+      ...(submitter.channel === 'AGENT_KEY' ? { updateUrl: `${baseUrl}/api/v1/automation/reports/${existing.id}` } : {}),
+    },
+  });
+}
+
+function compare(existing: OwnReportRow, content: ReportContent, submitter: Submitter, baseUrl: string): SubmissionResult {
+  if (sameContent(existing.content, content)) return { kind: 'unchanged', report: existing };
+  throw duplicateProblem(existing, submitter, baseUrl);
+}
+
+export async function submitReport(
+  deps: SubmissionDeps,
+  body: ReportSubmission,
+  submitter: Submitter,
+  now: Date,
+  res: Response,
+  withinTransaction?: WithinTransaction,
+): Promise<SubmissionResult> {
+  assertNotFuture(body.testedAt, now);
+  await checkTargets(deps.prisma, body, submitter);
+  const content = contentOf(body);
+  const key = { accountId: submitter.accountId, agentId: body.agentId, merchantId: body.adId };
+
+  const existing = await findOwnReport(deps.prisma, key);
+  if (existing) return compare(existing, content, submitter, deps.baseUrl);
+
+  // Only a submission that will write counts toward its quota.
+  const quota = submitter.channel === 'AGENT_KEY' ? deps.agentQuota : deps.browserQuota;
+  await quota.consume(submitter.accountId, res);
+  try {
+    const report = await deps.prisma.$transaction(async (tx) => {
+      const created = await insertReport(tx, { ...key, channel: submitter.channel, content, now });
+      await withinTransaction?.(tx, created);
+      return created;
+    });
+    return { kind: 'created', report };
+  } catch (error) {
+    await quota.refund(submitter.accountId);
+    // A concurrent identical request won the unique constraint: answer as its duplicate.
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await findOwnReport(deps.prisma, key);
+    if (!winner) throw error;
+    return compare(winner, content, submitter, deps.baseUrl);
+  }
+}
