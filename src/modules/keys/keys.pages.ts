@@ -1,0 +1,178 @@
+// The profile agent setup page: issue, revoke and replace agent keys (spec 5 rule 1).
+// A new key is shown exactly once, on the page view right after the POST that made it.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import { requireSignedInPage } from '../../http/middleware/auth.js';
+import { HttpProblem } from '../../http/problem.js';
+import { listActiveAgents } from '../catalog/catalog.repository.js';
+import { findActiveAgentById } from './keys.repository.js';
+import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
+
+export interface KeysPageDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  baseUrl: string;
+}
+
+export const KEYS_PAGE_PATH = '/profile/agents';
+
+// The key to reveal travels sealed: the session (stored in PostgreSQL) holds it encrypted
+// with a one-time secret that only the browser holds, in a short-lived cookie scoped to this
+// page. So the raw key is never written to the database, even between the POST and the GET.
+export const REVEAL_COOKIE = 'acd.reveal';
+const REVEAL_MAX_AGE_MS = 10 * 60_000;
+
+function seal(plaintext: string): { sealed: string; secret: string } {
+  const secret = randomBytes(32);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', secret, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return { sealed: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url'), secret: secret.toString('base64url') };
+}
+
+function unseal(sealed: string, secret: string): string | null {
+  try {
+    const data = Buffer.from(sealed, 'base64url');
+    const key = Buffer.from(secret, 'base64url');
+    if (key.length !== 32 || data.length < 29) return null;
+    const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, 12));
+    decipher.setAuthTag(data.subarray(12, 28));
+    return Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+function cookieValue(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+const formatTime = (date: Date | null): string => (date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
+
+/** Form posts from someone signed out go to sign-in, then back to the page (not the POST URL). */
+const requireSignedInPost: RequestHandler = (_req, res, next) => {
+  if (res.locals.account) {
+    next();
+    return;
+  }
+  res.redirect(303, `/sign-in?next=${encodeURIComponent(KEYS_PAGE_PATH)}`);
+};
+
+const SUSPENDED_MESSAGE = 'Your account is suspended, so you cannot issue or replace agent keys.';
+
+export function keysPages(deps: KeysPageDeps): Router {
+  const router = Router();
+  const secureCookie = new URL(deps.baseUrl).protocol === 'https:';
+
+  async function render(
+    res: Response,
+    status: number,
+    view: { error?: string | null; selectedAgentId?: string; reveal?: { key: string | null; agentName: string } | null } = {},
+  ): Promise<void> {
+    const account = res.locals.account!;
+    const now = deps.clock.now();
+    const [agents, keys] = await Promise.all([listActiveAgents(deps.prisma), listKeys(deps.prisma, account.id, now)]);
+    // The page may hold a key: never cached anywhere.
+    res.set('Cache-Control', 'no-store');
+    res.status(status).render('pages/profile-agents', {
+      title: 'Agent keys',
+      agents,
+      keys,
+      suspended: account.suspended,
+      error: view.error ?? null,
+      selectedAgentId: view.selectedAgentId ?? '',
+      reveal: view.reveal ?? null,
+      lifetimeDays: KEY_LIFETIME_DAYS,
+      formatTime,
+    });
+  }
+
+  async function revealOnNextView(req: Request, res: Response, issued: IssuedKey): Promise<void> {
+    const agent = await findActiveAgentById(deps.prisma, issued.record.agentId);
+    const { sealed, secret } = seal(issued.key);
+    // `key` holds the sealed key, never the key itself.
+    req.session.revealKey = { key: sealed, agentName: agent?.name ?? 'your agent' };
+    res.cookie(REVEAL_COOKIE, secret, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: secureCookie,
+      path: KEYS_PAGE_PATH,
+      maxAge: REVEAL_MAX_AGE_MS,
+    });
+    res.redirect(303, KEYS_PAGE_PATH);
+  }
+
+  /** Problems that belong on the page itself (a bad choice, a suspension), not an error page. */
+  const isPageProblem = (error: unknown): error is HttpProblem =>
+    error instanceof HttpProblem && [400, 403, 409].includes(error.status);
+
+  router.get(KEYS_PAGE_PATH, requireSignedInPage, async (req, res) => {
+    let reveal: { key: string | null; agentName: string } | null = null;
+    const pending = req.session.revealKey;
+    if (pending) {
+      // Shown once: gone from the session (and the secret from the browser) from now on.
+      delete req.session.revealKey;
+      const secret = cookieValue(req, REVEAL_COOKIE);
+      reveal = { key: secret ? unseal(pending.key, secret) : null, agentName: pending.agentName };
+    }
+    if (cookieValue(req, REVEAL_COOKIE) !== undefined) res.clearCookie(REVEAL_COOKIE, { path: KEYS_PAGE_PATH });
+    await render(res, 200, { reveal });
+  });
+
+  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInPost, async (req, res) => {
+    const account = res.locals.account!;
+    const agentId = (req.body as { agentId?: unknown } | undefined)?.agentId;
+    const selectedAgentId = typeof agentId === 'string' ? agentId : '';
+    if (account.suspended) {
+      await render(res, 403, { error: SUSPENDED_MESSAGE });
+      return;
+    }
+    let issued: IssuedKey;
+    try {
+      issued = await issueKey(deps.prisma, { accountId: account.id, agentId: selectedAgentId }, deps.clock.now());
+    } catch (error) {
+      if (!isPageProblem(error)) throw error;
+      await render(res, error.status, {
+        error: error.status === 400 ? 'Choose one of the listed agents.' : (error.init.detail ?? error.init.title),
+        selectedAgentId,
+      });
+      return;
+    }
+    await revealOnNextView(req, res, issued);
+  });
+
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInPost, async (req, res) => {
+    const account = res.locals.account!;
+    const found = await revokeKey(deps.prisma, { accountId: account.id, keyId: String(req.params.id) }, deps.clock.now());
+    if (!found) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+    res.redirect(303, KEYS_PAGE_PATH);
+  });
+
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInPost, async (req, res) => {
+    const account = res.locals.account!;
+    if (account.suspended) {
+      await render(res, 403, { error: SUSPENDED_MESSAGE });
+      return;
+    }
+    let issued: IssuedKey;
+    try {
+      issued = await replaceKey(deps.prisma, { accountId: account.id, keyId: String(req.params.id) }, deps.clock.now());
+    } catch (error) {
+      if (error instanceof HttpProblem && error.status === 404) {
+        throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+      }
+      if (!isPageProblem(error)) throw error;
+      await render(res, error.status, { error: error.init.detail ?? error.init.title });
+      return;
+    }
+    await revealOnNextView(req, res, issued);
+  });
+
+  return router;
+}
