@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
+import { pruneRateLimitCounters } from './http/middleware/rate-limit.js';
 
 /** How often a running service recomputes summaries whose recency decay has moved on. */
 const SUMMARY_REFRESH_INTERVAL_MS = 60 * 60 * 1000;
@@ -34,9 +35,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
+  // Hourly upkeep: summaries whose decay moved on, ended rate-limit windows.
   const refresher = setInterval(() => {
-    refreshStaleSummaries(database.prisma, systemClock.now()).catch((error: unknown) =>
+    const now = systemClock.now();
+    refreshStaleSummaries(database.prisma, now).catch((error: unknown) =>
       logger.error({ err: error }, 'summary refresh failed'),
+    );
+    pruneRateLimitCounters(database.pool, now).catch((error: unknown) =>
+      logger.error({ err: error }, 'rate-limit pruning failed'),
     );
   }, SUMMARY_REFRESH_INTERVAL_MS);
   refresher.unref();
