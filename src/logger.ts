@@ -38,11 +38,18 @@ export function redactUrl(url: string): string {
   if (queryStart === -1) return url;
   const params = new URLSearchParams(url.slice(queryStart + 1));
   let changed = false;
+  const kept = new URLSearchParams();
   for (const [name, value] of params) {
-    if (SECRET_PARAM_NAMES.has(name.toLowerCase()) || value.includes(AGENT_KEY_PREFIX)) {
-      params.set(name, '[redacted]');
+    // A key pasted bare (`?acd_…`) arrives as a parameter name.
+    if (name.includes(AGENT_KEY_PREFIX)) {
+      kept.append('[redacted]', '');
       changed = true;
+    } else if (SECRET_PARAM_NAMES.has(name.toLowerCase()) || value.includes(AGENT_KEY_PREFIX)) {
+      kept.append(name, '[redacted]');
+      changed = true;
+    } else {
+      kept.append(name, value);
     }
   }
-  return changed ? `${url.slice(0, queryStart)}?${params.toString()}` : url;
+  return changed ? `${url.slice(0, queryStart)}?${kept.toString()}` : url;
 }

@@ -67,6 +67,15 @@ const bearerOrSession = [{ agentKey: [] }, { session: [] }];
 function paths(): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
   return {
+    '/contribution-schema': {
+      get: {
+        operationId: 'contributionSchema',
+        summary: 'The machine-readable contribution schema',
+        description: 'Tasks, outcomes, stages and failure reasons with their labels, every limit of the contribution endpoints, the privacy conditions, and the JSON Schema of the report body.',
+        tags: ['Contribution'],
+        responses: { '200': { description: 'The contribution schema.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
     '/categories': {
       get: {
         operationId: 'listCategories',
@@ -250,13 +259,18 @@ let cached: JsonSchema | undefined;
 export function openApiDocument(baseUrl: string): JsonSchema {
   // Touch the schemas so their ids are registered before the registry is emitted.
   void [schemas.MerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission];
-  cached ??= {
+  cached ??= documentFor(baseUrl);
+  return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
+}
+
+function documentFor(baseUrl: string): JsonSchema {
+  return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Agent-Compatibility Directory API',
       version: '1.0.0',
-      description: `Community-reported evidence of how well AI agents can use online merchants. ${DISCLAIMER}`,
+      description: `Community-reported evidence of how well AI agents can use online merchants. ${DISCLAIMER} Contributors: see the contribution schema at ${baseUrl}/api/v1/contribution-schema and the agent guide at ${baseUrl}/agent-guide.`,
     },
     paths: paths(),
     components: {
@@ -267,5 +281,4 @@ export function openApiDocument(baseUrl: string): JsonSchema {
       },
     },
   };
-  return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
 }

@@ -12,6 +12,8 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
+import type { Config } from '../../config/env.js';
+import { contributionSchema } from '../../modules/reports/contribution-schema.js';
 
 /** Shared caches may keep public reads this long (seconds). */
 export const PUBLIC_MAX_AGE_SECONDS = 60;
@@ -19,6 +21,7 @@ export const PUBLIC_MAX_AGE_SECONDS = 60;
 export interface PublicDeps extends Links {
   prisma: PrismaClient;
   clock: Clock;
+  limits: Config['limits'];
   /** 120 requests a minute per trusted client address (spec section 8). */
   limiter: RequestHandler;
 }
@@ -38,6 +41,10 @@ export function publicRouter(deps: PublicDeps): Router {
   const query = <T>(res: Response) => res.locals.query as T;
 
   router.use(deps.limiter, cacheable);
+
+  router.get('/contribution-schema', (_req, res) => {
+    res.json(contributionSchema(deps.baseUrl, deps.limits));
+  });
 
   router.get('/categories', validateQuery(pageOnly), async (_req, res) => {
     const { page } = query<{ page: number }>(res);
