@@ -27,11 +27,13 @@ let bodySchema: Record<string, unknown> | undefined;
 
 export function contributionSchema(baseUrl: string, limits: Config['limits']) {
   bodySchema ??= (() => {
-    const { $schema: _dialect, id: _id, ...schema } = z.toJSONSchema(reportSubmission, {
-      target: 'draft-2020-12',
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Record<string, unknown>;
+    const json = z.toJSONSchema(reportSubmission, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as {
+      $ref?: string;
+      $defs?: Record<string, Record<string, unknown>>;
+    } & Record<string, unknown>;
+    // The schema has an id for the OpenAPI components; here it stands alone.
+    const root = json.$ref ? json.$defs?.[json.$ref.split('/').pop()!] : json;
+    const { $schema: _dialect, id: _id, ...schema } = root ?? {};
     return schema;
   })();
   const keyed = <K extends string>(keys: readonly K[], labels: Readonly<Record<K, string>>) =>
