@@ -19,6 +19,7 @@ import { pagesRouter } from './http/routers/pages.js';
 import { sessionMiddleware } from './http/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { DISCLAIMER } from './modules/directory/notice.js';
+import { submissionQuotas } from './modules/limits/quota.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(healthRouter(deps.pool));
   const session = sessionMiddleware(deps.pool, config);
+  const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
   app.use(
     '/api',
     apiRouter({
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
       clock: deps.clock,
       limits: config.limits,
       session,
+      quotas,
     }),
   );
 
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
       clock: deps.clock,
       mailer,
       session,
+      quotas,
     }),
   );
 

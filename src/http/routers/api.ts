@@ -10,7 +10,7 @@ import type { Config } from '../../config/env.js';
 import { createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
-import { createQuota } from '../../modules/limits/quota.js';
+import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
 
 /** Largest accepted JSON body (spec section 8). */
@@ -24,10 +24,10 @@ export interface ApiDeps {
   clock: Clock;
   limits: Config['limits'];
   session: RequestHandler;
+  quotas: { browser: Quota; agent: Quota };
 }
 
 const MINUTE = 60_000;
-const HOUR = 3_600_000;
 
 export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
@@ -60,13 +60,11 @@ export function apiRouter(deps: ApiDeps): Router {
       keyGenerator: (req) => req.ip ?? 'unknown',
     }),
   ];
-  const quota = (name: string, limit: number, description: string) =>
-    createQuota({ pool: deps.pool, clock: deps.clock, name, limit, windowMs: HOUR, description });
   const submissions = {
     prisma: deps.prisma,
     baseUrl: deps.baseUrl,
-    browserQuota: quota('browser-submissions', deps.limits.browserSubmissionsPerHour, 'Browser submissions per account'),
-    agentQuota: quota('agent-submissions', deps.limits.agentSubmissionsPerHour, 'Changed agent submissions per account'),
+    browserQuota: deps.quotas.browser,
+    agentQuota: deps.quotas.agent,
   };
   router.use(
     '/v1',

@@ -5,7 +5,11 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
+import multer from 'multer';
 import { signInPages } from '../../modules/accounts/sign-in.pages.js';
+import { MAX_SCREENSHOT_BYTES, MAX_SCREENSHOTS } from '../../modules/evidence/screenshots.js';
+import { reportFormPages } from '../../modules/reports/report-form.pages.js';
+import type { Quota } from '../../modules/limits/quota.js';
 import { keysPages } from '../../modules/keys/keys.pages.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
@@ -18,6 +22,8 @@ export interface PagesDeps {
   clock: Clock;
   mailer: Mailer;
   session: RequestHandler;
+  /** The same quotas as the contribution API: browser submissions are shared by both. */
+  quotas: { browser: Quota; agent: Quota };
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -29,6 +35,28 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
+  // Multipart forms (screenshots) are parsed before the CSRF check, which needs their fields.
+  // Upload limits become a form error, not a failed request.
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: MAX_SCREENSHOT_BYTES, files: MAX_SCREENSHOTS, fields: 50, fieldSize: 16_384 },
+  }).fields([{ name: 'screenshots', maxCount: MAX_SCREENSHOTS }]);
+  router.use((req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    upload(req, res, (error?: unknown) => {
+      if (error instanceof multer.MulterError) {
+        res.locals.uploadError =
+          error.code === 'LIMIT_FILE_SIZE'
+            ? 'Each screenshot must be at most 5 MB.'
+            : error.code === 'LIMIT_FILE_COUNT' || error.code === 'LIMIT_UNEXPECTED_FILE'
+              ? `Attach at most ${MAX_SCREENSHOTS} screenshots.`
+              : 'The upload could not be read.';
+        req.body ??= {};
+        return next();
+      }
+      next(error);
+    });
+  });
   // Every form post: our origin, and the session's CSRF token.
   router.use((req, res, next) => {
     if (!STATE_CHANGING.has(req.method)) return next();
@@ -47,5 +75,15 @@ export function pagesRouter(deps: PagesDeps): Router {
     }),
   );
   router.use(keysPages({ prisma: deps.prisma, clock: deps.clock, baseUrl: config.baseUrl }));
+  router.use(
+    reportFormPages({
+      prisma: deps.prisma,
+      clock: deps.clock,
+      baseUrl: config.baseUrl,
+      dataDir: config.dataDir,
+      browserQuota: deps.quotas.browser,
+      agentQuota: deps.quotas.agent,
+    }),
+  );
   return router;
 }

@@ -3,6 +3,7 @@
 import type { Response } from 'express';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
+import type { Config } from '../../config/env.js';
 import { PostgresRateLimitStore } from '../../http/middleware/rate-limit.js';
 import { HttpProblem } from '../../http/problem.js';
 
@@ -43,5 +44,15 @@ export function createQuota(options: {
       }
     },
     refund: (key) => store.decrement(key),
+  };
+}
+
+/** The two submission quotas of spec section 8, shared by the API and the form. */
+export function submissionQuotas(pool: pg.Pool, clock: Clock, limits: Config['limits']) {
+  const hourly = (name: string, limit: number, description: string) =>
+    createQuota({ pool, clock, name, limit, windowMs: 3_600_000, description });
+  return {
+    browser: hourly('browser-submissions', limits.browserSubmissionsPerHour, 'Browser submissions per account'),
+    agent: hourly('agent-submissions', limits.agentSubmissionsPerHour, 'Changed agent submissions per account'),
   };
 }

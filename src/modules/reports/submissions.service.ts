@@ -48,10 +48,12 @@ const invalid = (field: string, detail: string) =>
   });
 
 /** Test dates may run a day ahead of UTC: it is already tomorrow in some time zones. */
+export function isFutureTestDate(testedAt: string | undefined, now: Date): boolean {
+  return testedAt !== undefined && testedAt > new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
+}
+
 function assertNotFuture(testedAt: string | undefined, now: Date): void {
-  if (!testedAt) return;
-  const latest = new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
-  if (testedAt > latest) throw invalid('testedAt', 'must not be in the future');
+  if (isFutureTestDate(testedAt, now)) throw invalid('testedAt', 'must not be in the future');
 }
 
 export async function checkTargets(prisma: PrismaClient, body: ReportSubmission, submitter: Submitter): Promise<void> {

@@ -1,0 +1,341 @@
+// Operator commands on the service's database (DATABASE_URL, or the embedded PostgreSQL
+// under DATA_DIR, the one `npm start` uses):
+//   npm run admin -- <command> [arguments]      (npm run admin -- --help lists them)
+// The commands live in runAdmin, which tests call against a test database; main only opens
+// the configured database.
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/env.js';
+import { EMBEDDED_DATABASE_NAME, type PrismaClient } from '../db/client.js';
+import { openDatabase } from '../db/database.js';
+import { HttpProblem } from '../http/problem.js';
+import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
+import {
+  AccountNotFoundError,
+  AccountRoleError,
+  grantModerator,
+  revokeModerator,
+  suspendAccount,
+  unsuspendAccount,
+} from '../modules/accounts/accounts.service.js';
+import { emailSchema } from '../modules/accounts/sign-in.service.js';
+import { findActiveAgent } from '../modules/catalog/catalog.repository.js';
+import { issueKey } from '../modules/keys/keys.service.js';
+import {
+  approveReport,
+  ModerationConflictError,
+  ModerationInputError,
+  rejectReport,
+  ReportNotFoundError,
+  withdrawReport,
+} from '../modules/moderation/moderation.service.js';
+
+export interface AdminDeps {
+  prisma: PrismaClient;
+  now: () => Date;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** A bad command line, or a refusal the operator can fix by changing the arguments. */
+export class AdminUsageError extends Error {
+  override name = 'AdminUsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  /** The command line, as --help shows it. */
+  synopsis: string;
+  args: readonly string[];
+  options: Options;
+  summary: string;
+  /** Extra lines under the command in --help. */
+  details?: readonly string[];
+  run(deps: AdminDeps, positionals: readonly string[], values: Values): Promise<void>;
+}
+
+const stringOption = { type: 'string' } as const;
+
+function email(value: string): string {
+  const parsed = emailSchema.safeParse(value);
+  if (!parsed.success) throw new AdminUsageError(`"${value}" is not an e-mail address`);
+  return parsed.data;
+}
+
+const text = (values: Values, name: string): string | undefined => {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+const COMMANDS: Record<string, Command> = {
+  'grant-moderator': {
+    synopsis: 'grant-moderator <email>',
+    args: ['<email>'],
+    options: {},
+    summary: 'give an existing account the MODERATOR role (an ADMIN stays ADMIN)',
+    async run({ prisma, out }, [address]) {
+      const { account, changed } = await grantModerator(prisma, email(address!));
+      out(changed ? `${account.email} is now a MODERATOR` : `${account.email} is already ${account.role} (no change)`);
+    },
+  },
+  'revoke-moderator': {
+    synopsis: 'revoke-moderator <email>',
+    args: ['<email>'],
+    options: {},
+    summary: 'make a MODERATOR a USER again (refuses to demote an ADMIN)',
+    async run({ prisma, out }, [address]) {
+      const { account, changed } = await revokeModerator(prisma, email(address!));
+      out(changed ? `${account.email} is now a USER` : `${account.email} is not a moderator (no change)`);
+    },
+  },
+  suspend: {
+    synopsis: 'suspend <email> [--reason TEXT]',
+    args: ['<email>'],
+    options: { reason: stringOption },
+    summary: 'suspend an account: its contributions and agent keys are refused (403)',
+    details: ['--reason TEXT   why (kept with the account; private)'],
+    async run({ prisma, out, now }, [address], values) {
+      const { account, changed } = await suspendAccount(prisma, email(address!), text(values, 'reason'), now());
+      const reason = account.suspendedReason ? ` (reason: ${account.suspendedReason})` : '';
+      out(changed ? `suspended ${account.email}${reason}` : `${account.email} is already suspended${reason} (no change)`);
+    },
+  },
+  unsuspend: {
+    synopsis: 'unsuspend <email>',
+    args: ['<email>'],
+    options: {},
+    summary: 'lift a suspension',
+    async run({ prisma, out }, [address]) {
+      const { account, changed } = await unsuspendAccount(prisma, email(address!));
+      out(changed ? `${account.email} is no longer suspended` : `${account.email} is not suspended (no change)`);
+    },
+  },
+  'issue-key': {
+    synopsis: 'issue-key <email> <agent-slug>',
+    args: ['<email>', '<agent-slug>'],
+    options: {},
+    summary: 'issue an agent key for an account (created if needed) and an active agent',
+    details: ['The key is printed once and stored only as a hash: copy it now.'],
+    async run({ prisma, out, now }, [address, slug]) {
+      const normalised = email(address!);
+      // The agent first, so that a typo creates no account.
+      const agent = await findActiveAgent(prisma, slug!.trim().toLowerCase());
+      if (!agent) throw new AdminUsageError(`no active agent with slug "${slug}"`);
+      const account = await findOrCreateAccount(prisma, normalised);
+      if (account.suspended) throw new AdminUsageError(`${account.email} is suspended: unsuspend it before issuing a key`);
+      const { key, record } = await issueKey(prisma, { accountId: account.id, agentId: agent.id }, now());
+      out(`issued key ${record.displayPrefix}… (id ${record.id}) for ${account.email} and agent ${agent.slug}`);
+      out(`Authorization: Bearer ${key}`);
+      out(`expires ${record.expiresAt.toISOString()}; the key is shown only this once, store it now`);
+    },
+  },
+  approve: {
+    synopsis: 'approve <report-id> [--feedback TEXT]',
+    args: ['<report-id>'],
+    options: { feedback: stringOption },
+    summary: 'approve a PENDING report: it becomes public evidence at once',
+    details: ['--feedback TEXT   note shown to the author'],
+    async run({ prisma, out, now }, [reportId], values) {
+      const result = await approveReport(prisma, { reportId: reportId!, actorId: null, feedback: text(values, 'feedback'), now: now() });
+      out(`approved report ${result.id} (was ${result.fromStatus})`);
+    },
+  },
+  reject: {
+    synopsis: 'reject <report-id> --feedback TEXT [--note TEXT]',
+    args: ['<report-id>'],
+    options: { feedback: stringOption, note: stringOption },
+    summary: 'reject a PENDING report',
+    details: ['--feedback TEXT   required: why, shown to the author', '--note TEXT       private note for moderators'],
+    async run({ prisma, out, now }, [reportId], values) {
+      const feedback = text(values, 'feedback');
+      if (!feedback?.trim()) throw new AdminUsageError('reject needs --feedback telling the author why');
+      const result = await rejectReport(prisma, { reportId: reportId!, actorId: null, feedback, note: text(values, 'note'), now: now() });
+      out(`rejected report ${result.id} (was ${result.fromStatus})`);
+    },
+  },
+  withdraw: {
+    synopsis: 'withdraw <report-id> --reason TEXT [--to pending|rejected] [--note TEXT]',
+    args: ['<report-id>'],
+    options: { reason: stringOption, to: stringOption, note: stringOption },
+    summary: 'take an APPROVED report off the directory',
+    details: [
+      '--reason TEXT              required: why, shown to the author',
+      '--to pending|rejected      its new status (default pending: review it again)',
+      '--note TEXT                private note for moderators',
+    ],
+    async run({ prisma, out, now }, [reportId], values) {
+      const reason = text(values, 'reason');
+      if (!reason?.trim()) throw new AdminUsageError('withdraw needs --reason telling the author why');
+      const to = (text(values, 'to') ?? 'pending').toUpperCase();
+      if (to !== 'PENDING' && to !== 'REJECTED') throw new AdminUsageError(`--to must be pending or rejected, got "${text(values, 'to')}"`);
+      const result = await withdrawReport(prisma, { reportId: reportId!, actorId: null, to, reason, note: text(values, 'note'), now: now() });
+      out(`withdrew report ${result.id}: ${result.fromStatus} -> ${result.status}`);
+    },
+  },
+};
+
+function commandUsage(command: Command): string[] {
+  return [
+    `  ${command.synopsis}`,
+    `      ${command.summary}`,
+    ...(command.details ?? []).map((line) => `      ${line}`),
+  ];
+}
+
+export const ADMIN_USAGE = [
+  'usage: npm run admin -- <command> [arguments]',
+  '',
+  'Operator commands on the configured database (DATABASE_URL, or the embedded one under DATA_DIR).',
+  '',
+  'commands:',
+  ...Object.values(COMMANDS).flatMap((command) => commandUsage(command)),
+  '',
+  "  -h, --help   show this help (after a command: that command's help)",
+].join('\n');
+
+export type ParsedAdminCommand =
+  | { kind: 'help'; text: string }
+  | { kind: 'run'; name: string; command: Command; positionals: string[]; values: Values };
+
+const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+
+/** Parses the command line without touching a database; throws AdminUsageError. */
+export function parseAdminCommand(argv: readonly string[]): ParsedAdminCommand {
+  const [name, ...rest] = argv;
+  if (name === undefined) throw new AdminUsageError('name a command');
+  if (name === '--help' || name === '-h' || name === 'help') return { kind: 'help', text: ADMIN_USAGE };
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) throw new AdminUsageError(`unknown command "${name}"`);
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // parseArgs messages can span lines; the error stays on one.
+    throw new AdminUsageError(`${name}: ${oneLine(error)}`);
+  }
+  if (parsed.values.help) return { kind: 'help', text: ['usage: npm run admin --', ...commandUsage(command)].join('\n') };
+  if (parsed.positionals.length !== command.args.length) {
+    throw new AdminUsageError(`${name} takes ${command.args.join(' ')}, got ${parsed.positionals.length} argument(s)`);
+  }
+  return { kind: 'run', name, command, positionals: parsed.positionals, values: parsed.values };
+}
+
+/** The parsed command, or the exit code after printing help or a usage error. */
+function parseOrAnswer(argv: readonly string[], out: AdminDeps['out'], err: AdminDeps['err']): ParsedAdminCommand & { kind: 'run' } | number {
+  try {
+    const parsed = parseAdminCommand(argv);
+    if (parsed.kind === 'run') return parsed;
+    out(parsed.text);
+    return 0;
+  } catch (error) {
+    err(`admin: ${oneLine(error)} (see --help)`);
+    return 1;
+  }
+}
+
+/** The message of an error the operator can act on, or null for an unexpected failure. */
+function knownErrorMessage(error: unknown): string | null {
+  if (
+    error instanceof AdminUsageError ||
+    error instanceof AccountNotFoundError ||
+    error instanceof AccountRoleError ||
+    error instanceof ReportNotFoundError ||
+    error instanceof ModerationConflictError ||
+    error instanceof ModerationInputError
+  ) {
+    return error.message;
+  }
+  // The keys service speaks HTTP (its callers are routes); its detail reads well here too.
+  if (error instanceof HttpProblem) return error.init.detail ?? error.init.title;
+  return null;
+}
+
+/** Runs one command; returns the exit code. Every failure is one line on `err`. */
+export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promise<number> {
+  const parsed = parseOrAnswer(argv, deps.out, deps.err);
+  if (typeof parsed === 'number') return parsed;
+  try {
+    await parsed.command.run(deps, parsed.positionals, parsed.values);
+    return 0;
+  } catch (error) {
+    const known = knownErrorMessage(error);
+    deps.err(`admin ${parsed.name}: ${known ?? `failed: ${oneLine(error)}`}`);
+    return 1;
+  }
+}
+
+/**
+ * The URL of the embedded PostgreSQL when a server (`npm start`) is already running it.
+ * Starting it again would first stop the running one (see stopStaleServer), pulling the
+ * database from under the service, so the command connects to it instead.
+ */
+function runningEmbeddedUrl(config: Config): string | undefined {
+  const dir = path.join(config.dataDir, 'postgres');
+  const pidFile = path.join(dir, 'postmaster.pid');
+  const passwordFile = path.join(config.dataDir, 'postgres.password');
+  if (!existsSync(pidFile) || !existsSync(passwordFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but owned by another user (PostgreSQL runs as "postgres" under root).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE_NAME}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const out = (line: string) => console.log(line);
+  const err = (line: string) => console.error(line);
+  // Help and bad command lines need no database.
+  const parsed = parseOrAnswer(argv, out, err);
+  if (typeof parsed === 'number') return parsed;
+  let config: Config;
+  try {
+    const loaded = loadConfig();
+    const attached = loaded.databaseUrl ? undefined : runningEmbeddedUrl(loaded);
+    config = attached ? { ...loaded, databaseUrl: attached } : loaded;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    err(`admin: ${error.message}`);
+    return 1;
+  }
+  const db = await openDatabase(config, { seed: false });
+  try {
+    return await runAdmin(argv, { prisma: db.prisma, now: () => new Date(), out, err });
+  } finally {
+    await db.close();
+  }
+}
+
+function invokedAsScript(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (invokedAsScript()) {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (error) {
+    console.error(`admin: failed: ${oneLine(error)}`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,92 @@
+// Report moderation's database access: conditional status transitions, the audit log and
+// the per-merchant lock that keeps concurrent recomputations from losing each other's work.
+import type { Prisma } from '../../db/client.js';
+import type { ReportStatus } from '../../generated/prisma/enums.js';
+
+type Tx = Prisma.TransactionClient;
+
+export interface TransitionedReport {
+  id: string;
+  merchantId: string;
+  agentId: string;
+}
+
+export interface TransitionInput {
+  reportId: string;
+  from: ReportStatus;
+  to: ReportStatus;
+  actorId: string | null;
+  /** Author-visible; replaces the previous decision's feedback (null clears it). */
+  feedback: string | null;
+  /** Private to moderators; null keeps the notes already stored. */
+  note: string | null;
+  now: Date;
+}
+
+/**
+ * Moves a report from `from` to `to`, or does nothing when it is not (or no longer) in
+ * `from`. Under READ COMMITTED a second transaction waiting on the same row re-checks the
+ * status after the first commits, so only one of two simultaneous moderators wins.
+ * updated_at moves too: it is the automation API's If-Match version, and status and
+ * feedback are part of what the author's private read returns.
+ */
+export async function transitionReport(tx: Tx, input: TransitionInput): Promise<TransitionedReport | null> {
+  const rows = await tx.$queryRaw<Array<{ id: string; merchant_id: string; agent_id: string }>>`
+    UPDATE reports
+       SET status = ${input.to}::"ReportStatus",
+           moderated_at = ${input.now},
+           moderated_by_id = ${input.actorId}::uuid,
+           moderation_feedback = ${input.feedback}::text,
+           moderation_notes = COALESCE(${input.note}::text, moderation_notes),
+           updated_at = ${input.now}
+     WHERE id = ${input.reportId}::uuid AND status = ${input.from}::"ReportStatus"
+     RETURNING id, merchant_id, agent_id`;
+  const row = rows[0];
+  return row ? { id: row.id, merchantId: row.merchant_id, agentId: row.agent_id } : null;
+}
+
+export async function findReportStatus(tx: Tx, reportId: string): Promise<ReportStatus | null> {
+  const report = await tx.report.findUnique({ where: { id: reportId }, select: { status: true } });
+  return report?.status ?? null;
+}
+
+export interface AuditEntry {
+  actorId: string | null;
+  action: string;
+  reportId: string;
+  fromStatus: ReportStatus;
+  toStatus: ReportStatus;
+  reason: string | null;
+  details: Prisma.InputJsonValue | null;
+  now: Date;
+}
+
+export async function insertReportAuditEntry(tx: Tx, entry: AuditEntry): Promise<void> {
+  await tx.moderationAuditLog.create({
+    data: {
+      actorId: entry.actorId,
+      action: entry.action,
+      reportId: entry.reportId,
+      targetType: 'report',
+      targetId: entry.reportId,
+      fromStatus: entry.fromStatus,
+      toStatus: entry.toStatus,
+      reason: entry.reason,
+      ...(entry.details === null ? {} : { details: entry.details }),
+      createdAt: entry.now,
+    },
+  });
+}
+
+/**
+ * Serialises, until the transaction ends, the summary recomputations of one merchant.
+ * Without it two moderators deciding on reports of one merchant at once would each
+ * recompute from a snapshot lacking the other's decision: for one merchant+agent pair the
+ * second summary insert fails on the primary key, and for two agents the merchant's totals
+ * miss the other's summary. Taken after the report's own update, so the recomputation that
+ * follows the wait starts after the other transaction committed and sees its changes. The
+ * merchant row is the natural lock: every recomputation ends by writing it.
+ */
+export async function lockMerchantSummaries(tx: Tx, merchantId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR NO KEY UPDATE`;
+}

@@ -1,0 +1,170 @@
+// The contribution form (/reports/new) and the author's private review page. The form uses
+// the same schema and the same submission service as POST /api/v1/reports; screenshots can
+// only be attached here.
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import { requireSignedInPage } from '../../http/middleware/auth.js';
+import { HttpProblem, fieldErrors } from '../../http/problem.js';
+import {
+  FAILURE_REASONS,
+  FAILURE_REASON_LABELS,
+  OUTCOMES,
+  OUTCOME_LABELS,
+  STAGES,
+  STAGE_LABELS,
+  TASKS,
+  TASK_LABELS,
+} from '../aggregation/constants.js';
+import { listActiveAgents } from '../catalog/catalog.repository.js';
+import { UUID_PATTERN } from '../directory/query.js';
+import { checkScreenshots, discardScreenshots, MAX_SCREENSHOTS, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
+import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
+import { isFutureTestDate, reviewUrl, submitReport, type SubmissionDeps } from './submissions.service.js';
+
+export interface ReportFormDeps extends SubmissionDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  dataDir: string;
+}
+
+type FormValues = Record<string, string>;
+
+const TEXT_FIELDS = ['experience', 'testedAt', 'agentVersion', 'region', 'task'] as const;
+
+/** The form's fields as a submission body (empty choices mean "not given"). */
+export function bodyFromForm(form: FormValues): Record<string, unknown> {
+  const capabilityResults: Record<string, string> = {};
+  for (const task of TASKS) {
+    const value = form[`task_${task}`];
+    if (value) capabilityResults[task] = value;
+  }
+  const body: Record<string, unknown> = {
+    adId: form.adId || undefined,
+    agentId: form.agentId || undefined,
+    privacy: form.privacy === 'on',
+    ...(Object.keys(capabilityResults).length ? { capabilityResults } : {}),
+  };
+  for (const field of ['outcome', 'stage', 'failureReason'] as const) if (form[field]) body[field] = form[field];
+  for (const field of TEXT_FIELDS) if (form[field]?.trim()) body[field] = form[field];
+  if (form.humanIntervention === 'yes') body.humanIntervention = true;
+  if (form.humanIntervention === 'no') body.humanIntervention = false;
+  return body;
+}
+
+const pointerField = (pointer: string) => {
+  const [field, sub] = pointer.replace(/^#\//, '').split('/');
+  return field === 'capabilityResults' && sub ? `task_${sub}` : (field ?? 'form');
+};
+
+async function merchantChoices(prisma: PrismaClient, q: string, selectedId: string | undefined) {
+  const byName = q
+    ? await prisma.merchant.findMany({
+        where: { isPublic: true, OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q.toLowerCase() } }] },
+        select: { id: true, name: true, website: true },
+        orderBy: { name: 'asc' },
+        take: 20,
+      })
+    : [];
+  const selected =
+    selectedId && UUID_PATTERN.test(selectedId) && !byName.some((m) => m.id === selectedId)
+      ? await prisma.merchant.findFirst({ where: { id: selectedId, isPublic: true }, select: { id: true, name: true, website: true } })
+      : null;
+  return selected ? [selected, ...byName] : byName;
+}
+
+export function reportFormPages(deps: ReportFormDeps): Router {
+  const router = Router();
+  const options = {
+    tasks: TASKS.map((key) => ({ key, label: TASK_LABELS[key] })),
+    outcomes: OUTCOMES.map((key) => ({ key, label: OUTCOME_LABELS[key] })),
+    stages: STAGES.map((key) => ({ key, label: STAGE_LABELS[key] })),
+    failureReasons: FAILURE_REASONS.map((key) => ({ key, label: FAILURE_REASON_LABELS[key] })),
+    privacyConditions: PRIVACY_CONDITIONS,
+    experienceMax: EXPERIENCE_MAX_LENGTH,
+    maxScreenshots: MAX_SCREENSHOTS,
+  };
+
+  async function renderForm(req: Request, res: Response, status: number, values: FormValues, errors: Record<string, string>) {
+    const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : (values.q ?? '');
+    const [merchants, agents] = await Promise.all([merchantChoices(deps.prisma, q, values.adId), listActiveAgents(deps.prisma)]);
+    res.status(status).render('pages/report-new', { title: 'Report an agent test', ...options, q, merchants, agents, values, errors });
+  }
+
+  router.get('/reports/new', requireSignedInPage, async (req, res) => {
+    const values: FormValues = {};
+    for (const key of ['adId', 'agentId'] as const) if (typeof req.query[key] === 'string') values[key] = req.query[key];
+    await renderForm(req, res, 200, values, {});
+  });
+
+  router.post('/reports/new', requireSignedInPage, async (req, res) => {
+    const account = res.locals.account!;
+    const values = Object.fromEntries(
+      Object.entries((req.body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+    if (account.suspended) {
+      await renderForm(req, res, 403, values, { form: 'This account is suspended and cannot contribute.' });
+      return;
+    }
+    const errors: Record<string, string> = {};
+    const parsed = reportSubmission.safeParse(bodyFromForm(values));
+    if (!parsed.success) {
+      for (const error of fieldErrors(parsed.error, 'body')) errors[pointerField(error.pointer ?? '')] ??= error.detail;
+    }
+    if (isFutureTestDate(values.testedAt || undefined, deps.clock.now())) errors.testedAt ??= 'must not be in the future';
+    const uploadError = res.locals.uploadError as string | undefined;
+    const files = ((req.files as Record<string, Express.Multer.File[]> | undefined)?.screenshots ?? []).filter((f) => f.size > 0);
+    const checked = uploadError ? { ok: false as const, error: uploadError } : checkScreenshots(files);
+    if (!checked.ok) errors.screenshots = checked.error;
+    if (!parsed.success || !checked.ok || Object.keys(errors).length > 0) {
+      await renderForm(req, res, 400, values, errors);
+      return;
+    }
+
+    let stored: StoredScreenshot[] = [];
+    try {
+      const result = await submitReport(
+        deps,
+        parsed.data,
+        { channel: 'BROWSER', accountId: account.id },
+        deps.clock.now(),
+        res,
+        async (tx, report) => {
+          stored = await storeScreenshots(deps.dataDir, checked.screenshots);
+          if (stored.length) await tx.screenshotEvidence.createMany({ data: stored.map((s) => ({ ...s, reportId: report.id })) });
+        },
+      );
+      if (result.kind !== 'created') await discardScreenshots(stored);
+      res.redirect(303, reviewUrl('', result.report.id));
+    } catch (error) {
+      await discardScreenshots(stored);
+      if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
+      const field = error.init.errors?.[0]?.pointer;
+      for (const [name, value] of Object.entries(error.init.headers ?? {})) res.setHeader(name, value);
+      await renderForm(req, res, error.status, values, { [field ? pointerField(field) : 'form']: error.init.detail ?? error.init.title });
+    }
+  });
+
+  router.get('/reports/:id/review', requireSignedInPage, async (req: Request<{ id: string }>, res) => {
+    const id = z.uuid().safeParse(req.params.id);
+    const report = id.success
+      ? await deps.prisma.report.findFirst({
+          where: { id: id.data, accountId: res.locals.account!.id },
+          include: { merchant: { select: { name: true, slug: true } }, agent: { select: { name: true } }, _count: { select: { evidence: true } } },
+        })
+      : null;
+    if (!report) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
+    res.set('Cache-Control', 'no-store').render('pages/report-review', {
+      title: 'Your report',
+      report,
+      taskLabels: TASK_LABELS,
+      outcomeLabels: OUTCOME_LABELS,
+      stageLabels: STAGE_LABELS,
+      failureReasonLabels: FAILURE_REASON_LABELS,
+      reviewUrl: reviewUrl(deps.baseUrl, report.id),
+    });
+  });
+
+  return router;
+}
