@@ -83,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
       limits: config.limits,
       session,
       quotas,
+      cursorSecret: config.sessionSecret,
     }),
   );
 

@@ -10,6 +10,8 @@ import type { Config } from '../../config/env.js';
 import { createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
+import { automationRouter } from './automation.js';
+import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
 
@@ -25,6 +27,8 @@ export interface ApiDeps {
   limits: Config['limits'];
   session: RequestHandler;
   quotas: { browser: Quota; agent: Quota };
+  /** Signs pagination cursors. */
+  cursorSecret: string;
 }
 
 const MINUTE = 60_000;
@@ -69,6 +73,18 @@ export function apiRouter(deps: ApiDeps): Router {
   router.use(
     '/v1',
     contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateLimiters }),
+  );
+  router.use(
+    '/v1/automation',
+    automationRouter({
+      prisma: deps.prisma,
+      baseUrl: deps.baseUrl,
+      clock: deps.clock,
+      privateLimiters,
+      agentQuota: deps.quotas.agent,
+      queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
+      reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
+    }),
   );
   router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter }));
   router.use(apiNotFound);

@@ -38,7 +38,7 @@ export async function transitionReport(tx: Tx, input: TransitionInput): Promise<
            moderated_by_id = ${input.actorId}::uuid,
            moderation_feedback = ${input.feedback}::text,
            moderation_notes = COALESCE(${input.note}::text, moderation_notes),
-           updated_at = ${input.now}
+           updated_at = greatest(${input.now}::timestamptz, updated_at + interval '1 millisecond')
      WHERE id = ${input.reportId}::uuid AND status = ${input.from}::"ReportStatus"
      RETURNING id, merchant_id, agent_id`;
   const row = rows[0];
@@ -89,4 +89,66 @@ export async function insertReportAuditEntry(tx: Tx, entry: AuditEntry): Promise
  */
 export async function lockMerchantSummaries(tx: Tx, merchantId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR NO KEY UPDATE`;
+}
+
+export interface GeneralAuditEntry {
+  actorId: string | null;
+  /** What happened, e.g. "note", "merchant.update", "agent.deactivate". */
+  action: string;
+  /** 'report' | 'merchant' | 'category' | 'agent' | 'account'. */
+  targetType: string;
+  targetId: string;
+  reportId?: string | null;
+  fromStatus?: ReportStatus | null;
+  toStatus?: ReportStatus | null;
+  reason?: string | null;
+  details?: Prisma.InputJsonValue | null;
+  now: Date;
+}
+
+/** An audit row for any moderation or directory management change (not only transitions). */
+export async function insertAuditEntry(tx: Tx, entry: GeneralAuditEntry): Promise<void> {
+  await tx.moderationAuditLog.create({
+    data: {
+      actorId: entry.actorId,
+      action: entry.action,
+      reportId: entry.reportId ?? null,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      fromStatus: entry.fromStatus ?? null,
+      toStatus: entry.toStatus ?? null,
+      reason: entry.reason ?? null,
+      ...(entry.details === null || entry.details === undefined ? {} : { details: entry.details }),
+      createdAt: entry.now,
+    },
+  });
+}
+
+/**
+ * lockMerchantSummaries for several merchants at once, in id order, so that two transactions
+ * locking overlapping sets (an agent's deactivation and a moderator's decision) cannot
+ * deadlock.
+ */
+export async function lockMerchantsSummaries(tx: Tx, merchantIds: readonly string[]): Promise<void> {
+  if (merchantIds.length === 0) return;
+  await tx.$queryRaw`
+    SELECT id FROM merchants WHERE id = ANY(${[...new Set(merchantIds)]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+}
+
+/**
+ * Replaces a report's private moderator notes. Leaves updated_at alone: notes are not part of
+ * what the author reads, so the automation API's If-Match version must not move.
+ * Returns the previous notes, or undefined when the report does not exist.
+ */
+export async function replaceModerationNotes(
+  tx: Tx,
+  reportId: string,
+  notes: string | null,
+): Promise<{ previous: string | null; status: ReportStatus } | undefined> {
+  const before = await tx.$queryRaw<Array<{ moderation_notes: string | null; status: ReportStatus }>>`
+    SELECT moderation_notes, status FROM reports WHERE id = ${reportId}::uuid FOR UPDATE`;
+  const row = before[0];
+  if (!row) return undefined;
+  await tx.$executeRaw`UPDATE reports SET moderation_notes = ${notes}::text WHERE id = ${reportId}::uuid`;
+  return { previous: row.moderation_notes, status: row.status };
 }

@@ -1,0 +1,64 @@
+// Private automation API (spec 4.3): bearer keys only; every answer concerns the key's
+// account and agent and is never stored by a shared cache.
+import { Router, type Request, type RequestHandler } from 'express';
+import type { Clock } from '../../clock.js';
+import { ownReportsQuery, queueQuery, type OwnReportsQuery, type QueueQuery } from '../../modules/automation/automation.schemas.js';
+import {
+  ownReportById,
+  ownReports,
+  queue,
+  replaceReport,
+  type AutomationDeps,
+  type KeyScope,
+} from '../../modules/automation/automation.service.js';
+import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
+import { bearerAuth } from '../middleware/bearer.js';
+import { requireJson, validateBody } from '../middleware/body.js';
+import { refuseKeyInQuery } from '../middleware/key-in-query.js';
+import { validateQuery } from '../middleware/validate.js';
+
+export interface AutomationRouterDeps extends AutomationDeps {
+  clock: Clock;
+  privateLimiters: RequestHandler[];
+}
+
+const privateResponse: RequestHandler = (_req, res, next) => {
+  res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' });
+  next();
+};
+
+export function automationRouter(deps: AutomationRouterDeps): Router {
+  const router = Router();
+  router.use(privateResponse, refuseKeyInQuery, bearerAuth({ prisma: deps.prisma, clock: deps.clock }), ...deps.privateLimiters);
+  const scope = (res: { locals: { agentKey?: KeyScope } }): KeyScope => {
+    const key = res.locals.agentKey!;
+    return { accountId: key.accountId, agentId: key.agentId };
+  };
+
+  router.get('/queue', validateQuery(queueQuery), async (_req, res) => {
+    res.json(await queue(deps, scope(res), res.locals.query as QueueQuery, deps.clock.now()));
+  });
+
+  router.get('/reports', validateQuery(ownReportsQuery), async (_req, res) => {
+    res.json(await ownReports(deps, scope(res), res.locals.query as OwnReportsQuery));
+  });
+
+  router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
+    const report = await ownReportById(deps, scope(res), req.params.id);
+    // The version to send back as If-Match.
+    res.set('ETag', `"${report.updatedAt}"`).json(report);
+  });
+
+  router.put('/reports/:id', requireJson, validateBody(reportSubmission), async (req: Request<{ id: string }>, res) => {
+    const result = await replaceReport(deps, scope(res), {
+      id: req.params.id,
+      ifMatch: req.get('if-match'),
+      body: res.locals.body as ReportSubmission,
+      now: deps.clock.now(),
+      res,
+    });
+    res.set('ETag', `"${result.updatedAt}"`).json(result);
+  });
+
+  return router;
+}

@@ -1,0 +1,146 @@
+// The private automation reads and the conditional update.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../../db/client.js';
+import type { Db } from '../aggregation/summaries.repository.js';
+import type { ReportContent } from '../reports/content.js';
+import { contentColumns, toOwnReport, type OwnReportRow } from '../reports/submissions.repository.js';
+
+export interface QueueRow {
+  id: string;
+  slug: string;
+  name: string;
+  website: string;
+  categoryName: string | null;
+  categorySlug: string | null;
+  reportId: string | null;
+  reportStatus: 'PENDING' | 'APPROVED' | 'REJECTED' | null;
+  reportUpdatedAt: Date | null;
+}
+
+/**
+ * Approved canonical public merchants after `afterId` (id order) that this account has not
+ * reported for this agent, or (with retestBefore) reported last before that moment.
+ * An anti-join on the (account, agent, merchant) unique index; nothing is loaded in bulk.
+ */
+export async function queuePage(
+  prisma: PrismaClient,
+  q: { accountId: string; agentId: string; afterId: string | null; categoryId: string | null; retestBefore: Date | null; limit: number },
+): Promise<QueueRow[]> {
+  return prisma.$queryRaw<QueueRow[]>`
+    SELECT m.id, m.slug, m.name, m.website, c.name AS "categoryName", c.slug AS "categorySlug",
+           r.id AS "reportId", r.status::text AS "reportStatus", r.updated_at AS "reportUpdatedAt"
+      FROM merchants m
+      LEFT JOIN categories c ON c.id = m.category_id
+      LEFT JOIN reports r
+        ON r.account_id = ${q.accountId}::uuid AND r.agent_id = ${q.agentId}::uuid AND r.merchant_id = m.id
+     WHERE m.approved_canonical AND m.is_public
+       AND (${q.afterId}::uuid IS NULL OR m.id > ${q.afterId}::uuid)
+       AND (${q.categoryId}::uuid IS NULL OR m.category_id = ${q.categoryId}::uuid)
+       AND (r.id IS NULL OR (${q.retestBefore}::timestamptz IS NOT NULL AND r.updated_at < ${q.retestBefore}::timestamptz))
+     ORDER BY m.id
+     LIMIT ${q.limit}`;
+}
+
+export async function canonicalCategoryId(prisma: PrismaClient, slug: string): Promise<string | null> {
+  return (await prisma.category.findUnique({ where: { slug }, select: { id: true } }))?.id ?? null;
+}
+
+const listSelect = {
+  id: true,
+  accountId: true,
+  merchantId: true,
+  agentId: true,
+  status: true,
+  updatedAt: true,
+  createdAt: true,
+  moderationFeedback: true,
+  capabilityResults: true,
+  outcome: true,
+  outcomeSupplied: true,
+  experience: true,
+  testedAt: true,
+  agentVersion: true,
+  region: true,
+  task: true,
+  stage: true,
+  failureReason: true,
+  humanIntervention: true,
+  merchant: { select: { id: true, slug: true, name: true } },
+  _count: { select: { evidence: true } },
+} as const;
+
+export type OwnListedReport = OwnReportRow & {
+  createdAt: Date;
+  moderationFeedback: string | null;
+  merchant: { id: string; slug: string; name: string };
+  screenshotCount: number;
+};
+
+const toListed = (r: Prisma.ReportGetPayload<{ select: typeof listSelect }>): OwnListedReport => ({
+  ...toOwnReport(r),
+  createdAt: r.createdAt,
+  moderationFeedback: r.moderationFeedback,
+  merchant: r.merchant,
+  screenshotCount: r._count.evidence,
+});
+
+/** The account's reports for one agent, newest first (ids are time-ordered), after `beforeId`. */
+export async function ownReportsPage(
+  prisma: PrismaClient,
+  q: { accountId: string; agentId: string; beforeId: string | null; merchantId: string | null; limit: number },
+): Promise<OwnListedReport[]> {
+  const rows = await prisma.report.findMany({
+    where: {
+      accountId: q.accountId,
+      agentId: q.agentId,
+      ...(q.merchantId ? { merchantId: q.merchantId } : {}),
+      ...(q.beforeId ? { id: { lt: q.beforeId } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: q.limit,
+    select: listSelect,
+  });
+  return rows.map(toListed);
+}
+
+export async function ownReport(prisma: PrismaClient, q: { accountId: string; agentId: string; id: string }) {
+  const row = await prisma.report.findFirst({ where: { id: q.id, accountId: q.accountId, agentId: q.agentId }, select: listSelect });
+  return row ? toListed(row) : null;
+}
+
+/**
+ * Replaces the content and sends the report back to PENDING, only if it is still at version
+ * `expectedUpdatedAt`: of two concurrent updates with one version, exactly one matches.
+ * Returns the new version, or null when the report was not at that version.
+ */
+export async function replaceContentIfVersion(
+  db: Db,
+  q: { id: string; accountId: string; expectedUpdatedAt: Date; content: ReportContent; now: Date },
+): Promise<Date | null> {
+  const c = contentColumns(q.content);
+  const rows = await db.$queryRaw<Array<{ updated_at: Date }>>`
+    UPDATE reports SET
+      capability_results = ${JSON.stringify(c.capabilityResults)}::jsonb,
+      outcome = ${c.outcome}::"Outcome",
+      outcome_supplied = ${c.outcomeSupplied},
+      experience = ${c.experience},
+      tested_at = ${c.testedAt}::date,
+      agent_version = ${c.agentVersion},
+      region = ${c.region},
+      task = ${c.task},
+      stage = ${c.stage}::"Stage",
+      failure_reason = ${c.failureReason}::"FailureReason",
+      human_intervention = ${c.humanIntervention},
+      status = 'PENDING',
+      -- A new version must differ from the old one even within one millisecond.
+      updated_at = greatest(${q.now}::timestamptz, updated_at + interval '1 millisecond')
+    WHERE id = ${q.id}::uuid AND account_id = ${q.accountId}::uuid AND updated_at = ${q.expectedUpdatedAt}
+    RETURNING updated_at`;
+  return rows[0]?.updated_at ?? null;
+}
+
+export async function recordRevision(db: Db, report: OwnReportRow, now: Date): Promise<void> {
+  await db.reportRevision.create({
+    data: { reportId: report.id, status: report.status, content: report.content as unknown as Prisma.InputJsonValue, createdAt: now },
+  });
+}
