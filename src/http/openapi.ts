@@ -6,6 +6,7 @@ import { agentMerchantQuery, merchantQuery } from '../modules/merchants/merchant
 import { reportQuery } from '../modules/reports/public-reports.schemas.js';
 import { reportSubmission } from '../modules/reports/submission.schema.js';
 import { pageParam } from '../modules/directory/query.js';
+import { ownReportsQuery, queueQuery } from '../modules/automation/automation.schemas.js';
 import { DISCLAIMER } from '../modules/directory/notice.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -184,14 +185,9 @@ function paths(): Record<string, unknown> {
           'A sequential work queue, not a reservation. Repeat the filters on every page; nextCursor null ends a pass; after an empty pass wait at least an hour.',
         tags: ['Automation'],
         security: bearer,
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50, default: 20 } },
-          { name: 'after', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
-          { name: 'category', in: 'query', schema: { type: 'string' }, description: 'Canonical category slug.' },
-          { name: 'retestAfterDays', in: 'query', schema: { type: 'integer', minimum: 7, maximum: 365 } },
-        ],
+        parameters: queryParameters(queueQuery),
         responses: {
-          '200': { description: 'items and nextCursor.' },
+          '200': { description: 'items (id, slug, name, website, category, profileUrl, apiUrl, and existingReport {id, status, updatedAt} when retesting) and nextCursor (null ends the pass).' },
           '400': problem('An invalid parameter or cursor.'),
           '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
           '403': problem('Suspended account. Stop retrying.'),
@@ -205,13 +201,9 @@ function paths(): Record<string, unknown> {
         summary: 'The account\'s own reports, pending and rejected ones included, with moderation feedback',
         tags: ['Automation'],
         security: bearer,
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50 } },
-          { name: 'after', in: 'query', schema: { type: 'string' } },
-          { name: 'merchant', in: 'query', schema: { type: 'string', format: 'uuid' } },
-        ],
+        parameters: queryParameters(ownReportsQuery),
         responses: {
-          '200': { description: 'The reports, each with updatedAt for If-Match.' },
+          '200': { description: 'items (own reports of the key\'s agent, newest first, with status, moderationFeedback and updatedAt for If-Match) and nextCursor.' },
           '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
           '403': problem('Suspended account. Stop retrying.'),
           '429': publicErrors['429'],
@@ -219,6 +211,18 @@ function paths(): Record<string, unknown> {
       },
     },
     '/automation/reports/{id}': {
+      get: {
+        operationId: 'automationReport',
+        summary: 'One of the account\'s reports; its ETag is the If-Match version',
+        tags: ['Automation'],
+        security: bearer,
+        parameters: [pathParam('id', 'Report id.')],
+        responses: {
+          '200': { description: 'The report, with updatedAt; the ETag header carries the same version.' },
+          '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
+          '404': problem('No such report of this account for this agent.'),
+        },
+      },
       put: {
         operationId: 'updateReport',
         summary: 'Replace one of the account\'s reports',
