@@ -6,7 +6,7 @@ export default defineConfig({
     globalSetup: ['test/setup/global-setup.ts'],
     // Two cores: one worker per core, each test file in its own fresh database.
     maxWorkers: 2,
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
   },

@@ -3,12 +3,11 @@
 //   npm run admin -- <command> [arguments]      (npm run admin -- --help lists them)
 // The commands live in runAdmin, which tests call against a test database; main only opens
 // the configured database.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import path from 'node:path';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
-import { EMBEDDED_DATABASE_NAME, type PrismaClient } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { openDatabase } from '../db/database.js';
 import { HttpProblem } from '../http/problem.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
@@ -273,41 +272,16 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
   }
 }
 
-/**
- * The URL of the embedded PostgreSQL when a server (`npm start`) is already running it.
- * Starting it again would first stop the running one (see stopStaleServer), pulling the
- * database from under the service, so the command connects to it instead.
- */
-function runningEmbeddedUrl(config: Config): string | undefined {
-  const dir = path.join(config.dataDir, 'postgres');
-  const pidFile = path.join(dir, 'postmaster.pid');
-  const passwordFile = path.join(config.dataDir, 'postgres.password');
-  if (!existsSync(pidFile) || !existsSync(passwordFile)) return undefined;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: alive, but owned by another user (PostgreSQL runs as "postgres" under root).
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  const password = readFileSync(passwordFile, 'utf8').trim();
-  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE_NAME}`;
-}
-
 async function main(argv: string[]): Promise<number> {
   const out = (line: string) => console.log(line);
   const err = (line: string) => console.error(line);
   // Help and bad command lines need no database.
   const parsed = parseOrAnswer(argv, out, err);
   if (typeof parsed === 'number') return parsed;
+  // With `npm start` running, the embedded database is shared with it, not restarted.
   let config: Config;
   try {
-    const loaded = loadConfig();
-    const attached = loaded.databaseUrl ? undefined : runningEmbeddedUrl(loaded);
-    config = attached ? { ...loaded, databaseUrl: attached } : loaded;
+    config = loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     err(`admin: ${error.message}`);

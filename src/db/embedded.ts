@@ -29,6 +29,8 @@ process.on('exit', () => {
 export interface EmbeddedDatabase {
   /** Connection URL of the `postgres` database on the embedded server. */
   readonly url: string;
+  /** True when another live process runs this server: stop() leaves it running. */
+  readonly attached: boolean;
   stop(): Promise<void>;
 }
 
@@ -71,28 +73,54 @@ async function persistedPassword(dir: string): Promise<string> {
   return password;
 }
 
-// A server left running by a process that was killed holds the data directory; stop it
-// so that this start can proceed.
-async function stopStaleServer(dir: string): Promise<void> {
-  const pidFile = path.join(dir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return;
+interface RunningServer {
+  pid: number;
+  port: number;
+}
+
+const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
-  } catch {
-    return; // not running: PostgreSQL removes a stale pid file itself
+    return true;
+  } catch (error) {
+    // EPERM: alive, but owned by another user (as root, PostgreSQL runs as "postgres").
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  process.kill(pid, 'SIGINT');
+};
+
+/** The PostgreSQL server that holds `dir` now, from its postmaster.pid. */
+function runningServer(dir: string): RunningServer | null {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null; // PostgreSQL removes a stale pid file itself
+  return { pid, port };
+}
+
+/**
+ * True when the server's starting process is gone (it was killed and the server was
+ * re-parented): nobody will stop it, so the next start may. Where /proc is missing, a live
+ * server is always taken to be in use.
+ */
+function isOrphaned(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return ppid <= 1 || !isAlive(ppid);
+  } catch {
+    return false;
+  }
+}
+
+async function stopServer(server: RunningServer, dir: string): Promise<void> {
+  process.kill(server.pid, 'SIGINT');
   for (let i = 0; i < 100; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (!isAlive(server.pid)) return;
   }
-  throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${pid}) still holds ${dir}`);
+  throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${server.pid}) still holds ${dir}`);
 }
 
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
@@ -123,10 +151,16 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     },
   });
 
+  const url = (port: number) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     await server.initialise();
   } else {
-    await stopStaleServer(dir);
+    const running = runningServer(dir);
+    if (running && !isOrphaned(running.pid)) {
+      // Another process (a running `npm start`) serves this data: share it, never stop it.
+      return { url: url(running.port), attached: true, stop: async () => undefined };
+    }
+    if (running) await stopServer(running, dir);
   }
   try {
     await server.start();
@@ -139,7 +173,8 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   running.add(handle);
   let stopped = false;
   return {
-    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    url: url(options.port),
+    attached: false,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -173,6 +208,7 @@ export async function startEphemeralDatabase(): Promise<EmbeddedDatabase> {
   const db = await startEmbeddedDatabase({ dir: path.join(root, 'data'), port: await freePort(), ephemeral: true });
   return {
     url: db.url,
+    attached: false,
     async stop() {
       await db.stop();
       await rm(root, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // `npm start` as a person runs it: a fresh DATA_DIR, the embedded PostgreSQL, migrations,
 // the demo data; Ctrl-C leaves nothing behind; a second start reuses the data.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,17 @@ describe('npm start on a fresh machine', () => {
     expect(first.output()).toContain('loaded the demo directory');
     const merchants = await countMerchants(pgPort);
     expect(merchants).toBeGreaterThanOrEqual(60);
+
+    // An operator command while the service runs shares its database and leaves it running.
+    const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'grant-moderator', 'nobody@example.org'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) },
+      encoding: 'utf8',
+    });
+    expect(admin.status, `${admin.stdout}${admin.stderr}\n---\n${first.output()}`).toBe(1);
+    expect(admin.stderr).toMatch(/nobody@example\.org/);
+    // (retrying: the client's idle keep-alive socket may have timed out meanwhile)
+    await waitForReady(port, first, 10_000);
+    expect(first.child.exitCode).toBeNull();
 
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     const postgresPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
