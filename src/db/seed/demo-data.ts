@@ -717,7 +717,6 @@ interface Journey {
   stage: Stage;
   failure: FailureReason;
   failedAt: Stage | null;
-  succeeded: boolean;
   humanIntervention: boolean;
   tasks: TaskResults;
   /** The last task touched, for contributors who only record that one. */
@@ -857,15 +856,14 @@ function simulate(rng: Rng, merchant: MerchantProfile, agent: AgentSpec, goal: G
     break;
   }
 
-  const succeeded = failedAt === null;
   let verdict: Outcome;
   if (forced?.verdict) verdict = forced.verdict;
-  else if (succeeded) verdict = humanIntervention ? 'PARTIAL' : 'WORKS';
+  else if (failedAt === null) verdict = humanIntervention ? 'PARTIAL' : 'WORKS';
   else if (failure === 'EXPLICIT_BLOCK' || failure === 'CAPTCHA') verdict = 'BLOCKED';
   else if (failure === 'OTHER') verdict = rng.chance(0.6) ? 'UNSURE' : 'PARTIAL';
   else verdict = STAGES.indexOf(failedAt!) <= STAGES.indexOf('DETAILS') ? 'DOES_NOT_WORK' : 'PARTIAL';
 
-  return { stage, failure, failedAt, succeeded, humanIntervention, tasks, lastTask, verdict };
+  return { stage, failure, failedAt, humanIntervention, tasks, lastTask, verdict };
 }
 
 const BROWSE_NOTES = [
