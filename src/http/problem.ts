@@ -70,7 +70,11 @@ export function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'hea
 }
 
 export function validationProblem(error: z.ZodError, location: 'query' | 'body' | 'header'): HttpProblem {
-  const errors = fieldErrors(error, location);
+  return invalidInput(fieldErrors(error, location), location);
+}
+
+/** A 400 naming the inputs that are wrong (for checks beyond the schema, e.g. unknown ids). */
+export function invalidInput(errors: FieldError[], location: 'query' | 'body' | 'header'): HttpProblem {
   const names = [...new Set(errors.map((e) => e.parameter ?? e.pointer?.slice(2) ?? ''))].filter(Boolean);
   return new HttpProblem({
     status: 400,
@@ -80,6 +84,9 @@ export function validationProblem(error: z.ZodError, location: 'query' | 'body' 
     errors,
   });
 }
+
+export const invalidParameter = (parameter: string, detail: string) => invalidInput([{ parameter, detail }], 'query');
+export const invalidField = (field: string, detail: string) => invalidInput([{ pointer: `#/${field}`, detail }], 'body');
 
 export const notFoundProblem = (detail = 'No resource exists at this address.'): HttpProblem =>
   new HttpProblem({ status: 404, code: 'not-found', title: 'Not found', detail });

@@ -3,7 +3,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Db } from '../aggregation/summaries.repository.js';
 import type { ReportContent } from '../reports/content.js';
-import { contentColumns, toOwnReport, type OwnReportRow } from '../reports/submissions.repository.js';
+import { contentColumns, ownSelect, toOwnReport, type OwnReportRow } from '../reports/submissions.repository.js';
 
 export interface QueueRow {
   id: string;
@@ -46,25 +46,9 @@ export async function canonicalCategoryId(prisma: PrismaClient, slug: string): P
 }
 
 const listSelect = {
-  id: true,
-  accountId: true,
-  merchantId: true,
-  agentId: true,
-  status: true,
-  updatedAt: true,
+  ...ownSelect,
   createdAt: true,
   moderationFeedback: true,
-  capabilityResults: true,
-  outcome: true,
-  outcomeSupplied: true,
-  experience: true,
-  testedAt: true,
-  agentVersion: true,
-  region: true,
-  task: true,
-  stage: true,
-  failureReason: true,
-  humanIntervention: true,
   merchant: { select: { id: true, slug: true, name: true } },
   _count: { select: { evidence: true } },
 } as const;

@@ -2,7 +2,7 @@
 // and conditional replacement of a report (If-Match on updatedAt).
 import type { Response } from 'express';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { HttpProblem, invalidField, invalidInput, invalidParameter, notFoundProblem } from '../../http/problem.js';
 import { recomputeSummaries } from '../aggregation/summaries.service.js';
 import { merchantApiUrl, merchantPageUrl, type Links } from '../directory/notice.js';
 import type { Quota } from '../limits/quota.js';
@@ -41,15 +41,7 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
   const filters = { category: query.category, retestAfterDays: query.retestAfterDays, agent: scope.agentId };
   const afterId = query.after ? deps.queueCursors.decode(query.after, filters) : null;
   const categoryId = query.category ? await canonicalCategoryId(deps.prisma, query.category) : null;
-  if (query.category && !categoryId) {
-    throw new HttpProblem({
-      status: 400,
-      code: 'validation-failed',
-      title: 'The request is not valid',
-      detail: 'Invalid parameter: category.',
-      errors: [{ parameter: 'category', detail: 'is not a canonical category slug' }],
-    });
-  }
+  if (query.category && !categoryId) throw invalidParameter('category', 'is not a canonical category slug');
   const rows = await queuePage(deps.prisma, {
     ...scope,
     afterId,
@@ -155,24 +147,11 @@ export async function replaceReport(
   const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
     field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,
   );
+  // The merchant and agent of a report cannot change.
   if (unchangeable.length > 0) {
-    throw new HttpProblem({
-      status: 400,
-      code: 'validation-failed',
-      title: 'The request is not valid',
-      detail: `The merchant and agent of a report cannot change: ${unchangeable.join(', ')}.`,
-      errors: unchangeable.map((field) => ({ pointer: `#/${field}`, detail: 'cannot change' })),
-    });
+    throw invalidInput(unchangeable.map((field) => ({ pointer: `#/${field}`, detail: 'cannot change' })), 'body');
   }
-  if (isFutureTestDate(input.body.testedAt, input.now)) {
-    throw new HttpProblem({
-      status: 400,
-      code: 'validation-failed',
-      title: 'The request is not valid',
-      detail: 'Invalid field: testedAt.',
-      errors: [{ pointer: '#/testedAt', detail: 'must not be in the future' }],
-    });
-  }
+  if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
   const content = contentOf(input.body);
   const answer = (status: string, updatedAt: Date, unchanged: boolean) => ({
     id: existing.id,

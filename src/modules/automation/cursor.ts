@@ -1,6 +1,6 @@
 // Opaque, tamper-evident pagination cursors bound to the filters they were made with.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HttpProblem } from '../../http/problem.js';
+import { invalidParameter } from '../../http/problem.js';
 
 export interface CursorCodec {
   encode(position: string, filters: Record<string, unknown>): string;
@@ -8,14 +8,7 @@ export interface CursorCodec {
   decode(cursor: string, filters: Record<string, unknown>): string;
 }
 
-const badCursor = (detail: string) =>
-  new HttpProblem({
-    status: 400,
-    code: 'validation-failed',
-    title: 'The request is not valid',
-    detail: 'Invalid parameter: after.',
-    errors: [{ parameter: 'after', detail }],
-  });
+const badCursor = (detail: string) => invalidParameter('after', detail);
 
 export function cursorCodec(secret: string, purpose: string): CursorCodec {
   const sign = (payload: string) => createHmac('sha256', secret).update(`${purpose}\n${payload}`).digest('base64url').slice(0, 22);

@@ -1,7 +1,7 @@
 // The public merchant directory: search and profiles, with per-agent summaries from the
 // shared aggregation engine (precomputed rows; untested agents computed from no evidence).
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { invalidParameter, notFoundProblem } from '../../http/problem.js';
 import { CAPABILITY_STATUS_LABELS, SCORE_BAND_LABELS, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
 import { summarize } from '../aggregation/summaries.service.js';
@@ -102,25 +102,9 @@ export type MerchantView = ReturnType<typeof merchantView>;
 
 async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   const agent = scopedAgent ?? (query.agent ? await findActiveAgent(ctx.prisma, query.agent) : null);
-  if (query.agent && !agent) {
-    throw new HttpProblem({
-      status: 400,
-      code: 'validation-failed',
-      title: 'The request is not valid',
-      detail: 'Invalid parameter: agent.',
-      errors: [{ parameter: 'agent', detail: `no active agent has the slug "${query.agent}"` }],
-    });
-  }
+  if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   const category = query.category ? await resolveCategory(ctx.prisma, query.category) : null;
-  if (query.category && !category) {
-    throw new HttpProblem({
-      status: 400,
-      code: 'validation-failed',
-      title: 'The request is not valid',
-      detail: 'Invalid parameter: category.',
-      errors: [{ parameter: 'category', detail: `no category is named or slugged "${query.category}"` }],
-    });
-  }
+  if (query.category && !category) throw invalidParameter('category', `no category is named or slugged "${query.category}"`);
   return { agent, category };
 }
 

@@ -20,13 +20,12 @@ export interface ReportContent {
 
 /**
  * The overall outcome when the body gives none (spec 2.1): all task outcomes identical →
- * that outcome (so all UNSURE stays UNSURE); mixed → PARTIAL.
+ * that outcome (so all UNSURE stays UNSURE); mixed → PARTIAL; no task outcome → null.
  */
-export function deriveOutcome(results: Partial<Record<TaskKey, OutcomeKey>>): OutcomeKey {
-  const outcomes = [...new Set(Object.values(results).filter((v): v is OutcomeKey => v !== undefined))];
-  if (outcomes.length === 1) return outcomes[0]!;
-  if (outcomes.length === 0) throw new Error('deriveOutcome needs at least one task outcome');
-  return 'PARTIAL';
+export function deriveOutcome(results: Partial<Record<TaskKey, OutcomeKey>>): OutcomeKey | null {
+  const outcomes = new Set(Object.values(results).filter((v): v is OutcomeKey => v !== undefined));
+  if (outcomes.size > 1) return 'PARTIAL';
+  return outcomes.values().next().value ?? null;
 }
 
 export function contentOf(body: ReportSubmission): ReportContent {
@@ -38,7 +37,8 @@ export function contentOf(body: ReportSubmission): ReportContent {
   }
   return {
     capabilityResults,
-    outcome: body.outcome ?? deriveOutcome(capabilityResults),
+    // The schema requires a task result when the overall outcome is absent.
+    outcome: body.outcome ?? deriveOutcome(capabilityResults) ?? 'UNSURE',
     outcomeSupplied: body.outcome !== undefined,
     experience: body.experience?.trim() ? body.experience : null,
     testedAt: body.testedAt ?? null,

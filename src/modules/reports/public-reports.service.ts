@@ -1,5 +1,5 @@
 // The public report feed: recent approved reports, and one approved report by id.
-import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { invalidParameter, notFoundProblem } from '../../http/problem.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { merchantApiUrl, PAGE_SIZE, reportApiUrl, type Links } from '../directory/notice.js';
 import { UUID_PATTERN } from '../directory/query.js';
@@ -32,22 +32,13 @@ function reportView(links: Links, row: PublicReportRow) {
   };
 }
 
-const unknownFilter = (parameter: string, detail: string) =>
-  new HttpProblem({
-    status: 400,
-    code: 'validation-failed',
-    title: 'The request is not valid',
-    detail: `Invalid parameter: ${parameter}.`,
-    errors: [{ parameter, detail }],
-  });
-
 export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
   const [agent, merchantExists] = await Promise.all([
     query.agent ? findActiveAgent(ctx.prisma, query.agent) : Promise.resolve(null),
     query.merchant ? publicMerchantExists(ctx.prisma, query.merchant) : Promise.resolve(true),
   ]);
-  if (query.agent && !agent) throw unknownFilter('agent', `no active agent has the slug "${query.agent}"`);
-  if (!merchantExists) throw unknownFilter('merchant', `no public merchant has the id "${query.merchant}"`);
+  if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
+  if (!merchantExists) throw invalidParameter('merchant', `no public merchant has the id "${query.merchant}"`);
   const { total, rows } = await listPublicReports(ctx.prisma, {
     agentId: agent?.id,
     merchantId: query.merchant,

@@ -14,7 +14,7 @@ export interface OwnReportRow {
   content: ReportContent;
 }
 
-const ownSelect = {
+export const ownSelect = {
   id: true,
   accountId: true,
   merchantId: true,

@@ -3,7 +3,7 @@
 // A request that fails writes nothing; an accepted one commits whole.
 import type { Response } from 'express';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem } from '../../http/problem.js';
+import { HttpProblem, invalidField } from '../../http/problem.js';
 import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent, type ReportContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
@@ -38,28 +38,19 @@ export type WithinTransaction = (tx: Parameters<Parameters<PrismaClient['$transa
 
 export const reviewUrl = (baseUrl: string, id: string) => `${baseUrl}/reports/${id}/review`;
 
-const invalid = (field: string, detail: string) =>
-  new HttpProblem({
-    status: 400,
-    code: 'validation-failed',
-    title: 'The request is not valid',
-    detail: `Invalid field: ${field}.`,
-    errors: [{ pointer: `#/${field}`, detail }],
-  });
-
 /** Test dates may run a day ahead of UTC: it is already tomorrow in some time zones. */
 export function isFutureTestDate(testedAt: string | undefined, now: Date): boolean {
   return testedAt !== undefined && testedAt > new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
 }
 
 function assertNotFuture(testedAt: string | undefined, now: Date): void {
-  if (isFutureTestDate(testedAt, now)) throw invalid('testedAt', 'must not be in the future');
+  if (isFutureTestDate(testedAt, now)) throw invalidField('testedAt', 'must not be in the future');
 }
 
 export async function checkTargets(prisma: PrismaClient, body: ReportSubmission, submitter: Submitter): Promise<void> {
   const [merchantOk, agentOk] = await Promise.all([isPublicMerchant(prisma, body.adId), isActiveAgent(prisma, body.agentId)]);
-  if (!merchantOk) throw invalid('adId', 'no public merchant has this id');
-  if (!agentOk) throw invalid('agentId', 'no active agent has this id');
+  if (!merchantOk) throw invalidField('adId', 'no public merchant has this id');
+  if (!agentOk) throw invalidField('agentId', 'no active agent has this id');
   if (submitter.channel === 'AGENT_KEY' && submitter.agentId !== body.agentId) {
     throw new HttpProblem({
       status: 403,
