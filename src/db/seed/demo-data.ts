@@ -16,29 +16,12 @@ import type {
   TaskKey,
 } from '../../generated/prisma/enums.js';
 import { hash32, permute32, rngFor, type Rng } from './prng.js';
+import { TASKS as TASK_KEYS, STAGES } from '../../modules/aggregation/constants.js';
+import { deriveOutcome } from '../../modules/reports/content.js';
 
-export const TASK_KEYS = ['ACCESS', 'SEARCH', 'DETAILS', 'LOGIN', 'CART', 'CHECKOUT', 'PURCHASE'] as const satisfies readonly TaskKey[];
-export const OUTCOMES = ['WORKS', 'PARTIAL', 'BLOCKED', 'DOES_NOT_WORK', 'UNSURE'] as const satisfies readonly Outcome[];
-export const STAGES = [
-  'ACCESS',
-  'BROWSE',
-  'DETAILS',
-  'CONFIGURE',
-  'CART',
-  'CHECKOUT',
-  'SHIPPING',
-  'PAYMENT_APPROVAL',
-  'PURCHASE',
-] as const satisfies readonly Stage[];
-export const FAILURE_REASONS = [
-  'NONE',
-  'EXPLICIT_BLOCK',
-  'CAPTCHA',
-  'INTERFACE',
-  'AUTHENTICATION',
-  'PAYMENT',
-  'OTHER',
-] as const satisfies readonly FailureReason[];
+// The spec's keys, from the one place that lists them.
+export { TASKS as TASK_KEYS, OUTCOMES, STAGES, FAILURE_REASONS } from '../../modules/aggregation/constants.js';
+export { deriveOutcome } from '../../modules/reports/content.js';
 
 export const DEFAULT_DEMO_SEED = 42;
 export const DEFAULT_DEMO_MERCHANTS = 60;
@@ -213,18 +196,6 @@ export interface DemoRows {
   sponsorships: SponsorshipRow[];
   ownerStatements: OwnerStatementRow[];
   reports: ReportRow[];
-}
-
-/** Spec 2.1: identical task outcomes keep that outcome, mixed ones give PARTIAL. */
-export function deriveOutcome(results: TaskResults): Outcome | null {
-  let first: Outcome | null = null;
-  for (const task of TASK_KEYS) {
-    const outcome = results[task];
-    if (outcome === undefined) continue;
-    if (first === null) first = outcome;
-    else if (outcome !== first) return 'PARTIAL';
-  }
-  return first;
 }
 
 // ---------------------------------------------------------------------------------------
