@@ -16,6 +16,7 @@ import { recomputeAllSummaries } from '../src/modules/aggregation/summaries.serv
 import { loadConfig } from '../src/config/env.js';
 import { createLogger } from '../src/logger.js';
 import { systemClock } from '../src/clock.js';
+import { issueKey } from '../src/modules/keys/keys.service.js';
 
 const { values } = parseArgs({
   options: {
@@ -63,12 +64,31 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
               (SELECT slug FROM categories ORDER BY slug LIMIT 1) AS category
          FROM merchants m WHERE m.is_public ORDER BY m.report_count DESC LIMIT 1`,
     );
-    const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/acd-bench-data', SESSION_SECRET: 'bench-secret-bench-secret-bench-secret' });
+    // An agent account that has already reported 90 % of the merchants: the queue's hard case.
+    const { rows: [agent] } = await pool.query<{ id: string }>('SELECT id FROM agents WHERE active ORDER BY slug LIMIT 1');
+    const account = await prisma.account.create({ data: { email: 'bench-agent@bench.example' } });
+    const { key } = await issueKey(prisma, { accountId: account.id, agentId: agent!.id }, now);
+    await pool.query(
+      `INSERT INTO reports (id, account_id, merchant_id, agent_id, status, channel, outcome, privacy_confirmed, updated_at)
+       SELECT gen_random_uuid(), $1, m.id, $2, 'PENDING', 'AGENT_KEY', 'WORKS', true, now()
+         FROM merchants m WHERE abs(hashtext(m.id::text)) % 10 <> 0`,
+      [account.id, agent!.id],
+    );
+    await pool.query('ANALYZE');
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: '/tmp/acd-bench-data',
+      SESSION_SECRET: 'bench-secret-bench-secret-bench-secret',
+      // The limiters stay in the request path, with room for the load.
+      LIMIT_PUBLIC_PER_MINUTE: '100000000',
+      LIMIT_PRIVATE_PER_MINUTE: '100000000',
+      LIMIT_PRIVATE_ADDRESS_PER_MINUTE: '100000000',
+    });
     const app = createApp({ config, logger: createLogger('silent'), prisma, pool, clock: systemClock });
     const http = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => http.once('listening', resolve));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    const endpoints = [
+    const endpoints: Array<string | { path: string; headers: Record<string, string> }> = [
       '/api/v1/merchants',
       '/api/v1/merchants?sort=popular&page=40',
       `/api/v1/merchants?agent=${sample!.agent}&sort=rating`,
@@ -77,11 +97,14 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
       `/api/v1/merchants/${sample!.slug}`,
       '/api/v1/reports',
       '/api/v1/categories',
+      { path: '/api/v1/automation/queue', headers: { authorization: `Bearer ${key}` } },
+      { path: '/api/v1/automation/queue?retestAfterDays=7&limit=50', headers: { authorization: `Bearer ${key}` } },
     ];
     const rows: Row[] = [];
     try {
-      for (const endpoint of endpoints) {
-        const result = await autocannon({ url: base + endpoint, connections, duration });
+      for (const target of endpoints) {
+        const { path: endpoint, headers } = typeof target === 'string' ? { path: target, headers: {} } : target;
+        const result = await autocannon({ url: base + endpoint, connections, duration, headers });
         rows.push({
           size: `${merchants}/${reports}`,
           endpoint,
