@@ -11,6 +11,8 @@ import { MAX_SCREENSHOT_BYTES, MAX_SCREENSHOTS } from '../../modules/evidence/sc
 import { reportFormPages } from '../../modules/reports/report-form.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { keysPages } from '../../modules/keys/keys.pages.js';
+import { directoryPages, layoutLocals } from '../../modules/directory-pages/directory.pages.js';
+import { adminPages } from '../../modules/admin/admin.pages.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { requireSameOrigin } from '../middleware/origin.js';
@@ -33,6 +35,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   const router = Router();
   const sameOrigin = requireSameOrigin(config.origin);
 
+  router.use(layoutLocals);
   router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
   // Multipart forms (screenshots) are parsed before the CSRF check, which needs their fields.
@@ -63,6 +66,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     sameOrigin(req, res, (error?: unknown) => (error ? next(error) : verifyCsrfToken(req, res, next)));
   });
 
+  router.use(directoryPages({ config, prisma: deps.prisma, pool: deps.pool, clock: deps.clock }));
   router.use(
     signInPages({
       prisma: deps.prisma,
@@ -85,5 +89,6 @@ export function pagesRouter(deps: PagesDeps): Router {
       agentQuota: deps.quotas.agent,
     }),
   );
+  router.use('/admin', adminPages({ prisma: deps.prisma, clock: deps.clock, baseUrl: config.baseUrl, dataDir: config.dataDir }));
   return router;
 }

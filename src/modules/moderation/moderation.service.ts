@@ -7,8 +7,10 @@ import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { recomputeSummaries } from '../aggregation/summaries.service.js';
 import {
   findReportStatus,
+  insertAuditEntry,
   insertReportAuditEntry,
   lockMerchantSummaries,
+  replaceModerationNotes,
   transitionReport,
   type TransitionedReport,
 } from './moderation.repository.js';
@@ -196,5 +198,77 @@ export async function withdrawReport(prisma: PrismaClient, input: WithdrawInput)
     note: optionalText(input.note, 'note'),
     reason,
     now: input.now,
+  });
+}
+
+/** Most reports one bulk approval takes (one queue page holds fewer). */
+export const BULK_APPROVE_MAX = 100;
+
+export interface BulkApproveInput {
+  reportIds: readonly string[];
+  actorId: string | null;
+  feedback?: string;
+  now: Date;
+}
+
+export interface BulkApproveResult {
+  approved: string[];
+  /** Moderated by someone else first (or no longer pending): left as they are. */
+  alreadyModerated: Array<{ id: string; status: ReportStatus }>;
+  notFound: string[];
+}
+
+/**
+ * Approves each selected report, each in its own transaction (status, audit row, summary):
+ * one that someone else moderated first is reported back and does not undo the others.
+ */
+export async function approveReports(prisma: PrismaClient, input: BulkApproveInput): Promise<BulkApproveResult> {
+  const ids = [...new Set(input.reportIds.map((id) => id.trim().toLowerCase()).filter(Boolean))];
+  if (ids.length === 0) throw new ModerationInputError('select at least one report');
+  if (ids.length > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
+  const feedback = optionalText(input.feedback, 'feedback') ?? undefined;
+  const result: BulkApproveResult = { approved: [], alreadyModerated: [], notFound: [] };
+  for (const reportId of ids) {
+    try {
+      await approveReport(prisma, { reportId, actorId: input.actorId, feedback, now: input.now });
+      result.approved.push(reportId);
+    } catch (error) {
+      if (error instanceof ModerationConflictError) result.alreadyModerated.push({ id: reportId, status: error.currentStatus });
+      else if (error instanceof ReportNotFoundError) result.notFound.push(reportId);
+      else throw error;
+    }
+  }
+  return result;
+}
+
+export interface NotesInput {
+  reportId: string;
+  actorId: string | null;
+  /** The whole private notes text; blank clears it. */
+  notes: string;
+  now: Date;
+}
+
+/**
+ * Replaces a report's private moderator notes (never shown to the author or the public) and
+ * records the change in the audit log. The status, the feedback and the If-Match version stay.
+ */
+export async function saveModerationNotes(prisma: PrismaClient, input: NotesInput): Promise<{ changed: boolean }> {
+  if (!UUID.test(input.reportId)) throw new ReportNotFoundError(input.reportId);
+  const notes = optionalText(input.notes, 'notes');
+  return prisma.$transaction(async (tx) => {
+    const before = await replaceModerationNotes(tx, input.reportId, notes);
+    if (!before) throw new ReportNotFoundError(input.reportId);
+    if (before.previous === notes) return { changed: false };
+    await insertAuditEntry(tx, {
+      actorId: input.actorId,
+      action: 'note',
+      targetType: 'report',
+      targetId: input.reportId,
+      reportId: input.reportId,
+      details: { before: before.previous, after: notes },
+      now: input.now,
+    });
+    return { changed: true };
   });
 }

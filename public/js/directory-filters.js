@@ -1,0 +1,15 @@
+// Directory filters: leave empty fields out of the query string, so result URLs stay short and
+// shareable (/?agent=x rather than /?q=&category=&agent=x...). The form works without this.
+const form = document.getElementById('filters');
+if (form) {
+  form.addEventListener('submit', () => {
+    for (const field of form.querySelectorAll('input[name], select[name]')) {
+      const isDefaultSort = field.name === 'sort' && field.value === 'recent';
+      if (field.value.trim() === '' || isDefaultSort) field.disabled = true;
+    }
+    // Re-enable after the navigation starts, so Back shows the form as it was.
+    setTimeout(() => {
+      for (const field of form.querySelectorAll('[disabled]')) field.disabled = false;
+    }, 0);
+  });
+}

@@ -1,0 +1,331 @@
+// Report moderation pages: the queue, a report's full private detail, the decisions
+// (approve, reject, bulk approve, withdraw), private notes, and screenshots streamed to
+// moderators only. Decisions go through the moderation service: one transaction each with
+// the audit row and the summary recompute, so the public API changes with the status.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import type { ReportStatus } from '../../generated/prisma/enums.js';
+import { evidenceDir } from '../evidence/screenshots.js';
+import {
+  approveReport,
+  approveReports,
+  BULK_APPROVE_MAX,
+  MODERATION_TEXT_MAX,
+  ModerationConflictError,
+  ModerationInputError,
+  rejectReport,
+  ReportNotFoundError,
+  saveModerationNotes,
+  withdrawReport,
+} from '../moderation/moderation.service.js';
+import {
+  formList,
+  formValues,
+  idParam,
+  notFound,
+  renderAdmin,
+  setFlash,
+  UUID,
+  zodFieldErrors,
+  type FieldErrors,
+  type FormValues,
+} from './admin.http.js';
+import {
+  filterChoices,
+  QUEUE_PAGE_SIZE,
+  queueCounts,
+  queuePage,
+  reportDetail,
+  screenshotFile,
+  type QueueFilter,
+} from './reports.repository.js';
+
+export interface ReportPagesDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  dataDir: string;
+}
+
+const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
+const STATUS_LABEL: Record<ReportStatus, string> = { PENDING: 'Pending', APPROVED: 'Approved', REJECTED: 'Rejected' };
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const days = (name: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `${name} must be a whole number of days`)
+      .transform(Number)
+      .pipe(z.number().max(3650, `${name} must be at most 3650 days`))
+      .optional(),
+  );
+
+const queueQuery = z.object({
+  status: z.preprocess(blankToUndefined, z.enum(STATUSES, 'Choose pending, approved or rejected').default('PENDING')),
+  agent: z.preprocess(blankToUndefined, z.string().trim().max(100, 'Too long').optional()),
+  merchant: z.preprocess(blankToUndefined, z.string().trim().max(100, 'At most 100 characters').optional()),
+  category: z.preprocess(blankToUndefined, z.string().trim().max(100, 'Too long').optional()),
+  minAgeDays: days('Minimum age'),
+  maxAgeDays: days('Maximum age'),
+  page: z.preprocess(
+    blankToUndefined,
+    z.string().regex(/^\d+$/, 'Not a page number').transform(Number).pipe(z.number().int().min(1).max(10_000)).default(1),
+  ),
+});
+
+const text = (max: number, name: string) => z.string().trim().max(max, `${name} must be at most ${max} characters`);
+const requiredText = (max: number, name: string, missing: string) => text(max, name).min(1, missing);
+
+const approveForm = z.object({ feedback: text(MODERATION_TEXT_MAX, 'Feedback').optional() });
+const rejectForm = z.object({
+  feedback: requiredText(MODERATION_TEXT_MAX, 'Feedback', 'Tell the author why the report is rejected: feedback is required'),
+  note: text(MODERATION_TEXT_MAX, 'The note').optional(),
+});
+const withdrawForm = z.object({
+  to: z.enum(['PENDING', 'REJECTED'], 'Choose where the report goes: back to pending, or rejected'),
+  reason: requiredText(MODERATION_TEXT_MAX, 'The reason', 'Give the reason: it is shown to the author and kept in the audit log'),
+  note: text(MODERATION_TEXT_MAX, 'The note').optional(),
+});
+const notesForm = z.object({ notes: text(MODERATION_TEXT_MAX, 'Notes') });
+
+type FormName = 'approve' | 'reject' | 'withdraw' | 'notes';
+type ReportForms = Partial<Record<FormName, { values: FormValues; errors: FieldErrors }>>;
+
+/** Only a queue URL may be returned to after a bulk approval. */
+function safeQueueReturn(value: string | undefined): string {
+  return value && /^\/admin\/reports(\?[^\s#]*)?$/.test(value) && !value.includes('//') ? value : '/admin/reports';
+}
+
+function queueSearch(query: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const name of ['status', 'agent', 'merchant', 'category', 'minAgeDays', 'maxAgeDays', 'page']) {
+    const v = query[name];
+    if (typeof v === 'string') values[name] = v;
+  }
+  return values;
+}
+
+export function reportPages(deps: ReportPagesDeps): Router {
+  const router = Router();
+  const { prisma } = deps;
+
+  async function showQueue(req: Request, res: Response, search: FormValues, status = 200, bulkError: string | null = null) {
+    const parsed = queueQuery.safeParse(search);
+    const errors: FieldErrors = parsed.success ? {} : zodFieldErrors(parsed.error);
+    const filter: QueueFilter = parsed.success
+      ? { ...parsed.data, now: deps.clock.now() }
+      : { status: 'PENDING', page: 1, now: deps.clock.now() };
+    const [{ total, rows }, counts, choices] = await Promise.all([queuePage(prisma, filter), queueCounts(prisma), filterChoices(prisma)]);
+    const pageUrl = (page: number) => {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(search)) if (k !== 'page' && v) params.set(k, v);
+      if (page > 1) params.set('page', String(page));
+      const qs = params.toString();
+      return `/admin/reports${qs ? `?${qs}` : ''}`;
+    };
+    renderAdmin(
+      req,
+      res,
+      'reports',
+      {
+        title: `${STATUS_LABEL[filter.status]} reports`,
+        section: 'reports',
+        values: search,
+        errors,
+        filter,
+        rows,
+        total,
+        counts,
+        choices,
+        page: filter.page,
+        pages: Math.max(1, Math.ceil(total / QUEUE_PAGE_SIZE)),
+        pageUrl,
+        returnUrl: pageUrl(filter.page),
+        bulkError,
+        bulkMax: BULK_APPROVE_MAX,
+        now: deps.clock.now(),
+      },
+      parsed.success ? status : 400,
+    );
+  }
+
+  async function showReport(req: Request, res: Response, id: string, status = 200, forms: ReportForms = {}, conflict: string | null = null) {
+    const report = await reportDetail(prisma, id);
+    if (!report) throw notFound('Report');
+    const nextPending = await prisma.report.findFirst({
+      where: { status: 'PENDING', id: { not: id } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    const form = (name: FormName, defaults: FormValues = {}) => forms[name] ?? { values: defaults, errors: {} };
+    renderAdmin(
+      req,
+      res,
+      'report',
+      {
+        title: `Report on ${report.merchant.name}`,
+        section: 'reports',
+        report,
+        nextPending: nextPending?.id ?? null,
+        conflict,
+        forms: {
+          approve: form('approve'),
+          reject: form('reject'),
+          withdraw: form('withdraw', { to: 'PENDING' }),
+          notes: form('notes', { notes: report.moderationNotes ?? '' }),
+        },
+      },
+      status,
+    );
+  }
+
+  /** Runs a decision; answers the page again with the error, or redirects with a message. */
+  async function decide(req: Request, res: Response, name: FormName, action: (id: string, values: FormValues) => Promise<string>) {
+    const id = idParam(req, 'Report');
+    const values = formValues(req.body);
+    try {
+      const message = await action(id, values);
+      setFlash(req, 'ok', message);
+      res.redirect(303, `/admin/reports/${id}`);
+    } catch (error) {
+      if (error instanceof FormError) {
+        await showReport(req, res, id, 400, { [name]: { values, errors: error.errors } });
+      } else if (error instanceof ModerationInputError) {
+        await showReport(req, res, id, 400, { [name]: { values, errors: { form: error.message } } });
+      } else if (error instanceof ModerationConflictError) {
+        await showReport(
+          req,
+          res,
+          id,
+          409,
+          {},
+          `Already moderated: this report is now ${STATUS_LABEL[error.currentStatus].toLowerCase()}. Someone else acted on it first, so your action was not applied.`,
+        );
+      } else if (error instanceof ReportNotFoundError) {
+        throw notFound('Report');
+      } else {
+        throw error;
+      }
+    }
+  }
+
+  const actorOf = (res: Response) => res.locals.account!.id;
+
+  router.get('/reports', async (req, res) => {
+    await showQueue(req, res, queueSearch(req.query as Record<string, unknown>));
+  });
+
+  router.post('/reports/bulk-approve', async (req, res) => {
+    const returnUrl = safeQueueReturn(formValues(req.body).return);
+    const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
+    // Checkboxes are named ids[] (one name shared by many controls); plain ids works too.
+    const ids = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
+    if (ids.length === 0 || ids.length > BULK_APPROVE_MAX || ids.some((id) => !UUID.test(id))) {
+      await showQueue(
+        req,
+        res,
+        search,
+        400,
+        ids.length === 0 ? 'Select at least one report to approve.' : `Select at most ${BULK_APPROVE_MAX} reports from this list.`,
+      );
+      return;
+    }
+    const result = await approveReports(prisma, { reportIds: ids, actorId: actorOf(res), now: deps.clock.now() });
+    const parts = [`Approved ${result.approved.length} report${result.approved.length === 1 ? '' : 's'}.`];
+    if (result.alreadyModerated.length) {
+      parts.push(
+        `${result.alreadyModerated.length} already moderated by someone else and left as they are: ${result.alreadyModerated
+          .map((r) => `${r.id} (${STATUS_LABEL[r.status].toLowerCase()})`)
+          .join(', ')}.`,
+      );
+    }
+    if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
+    setFlash(req, result.alreadyModerated.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
+    res.redirect(303, returnUrl);
+  });
+
+  router.get('/reports/:id', async (req, res) => {
+    await showReport(req, res, idParam(req, 'Report'));
+  });
+
+  router.post('/reports/:id/approve', (req, res) =>
+    decide(req, res, 'approve', async (id, values) => {
+      const form = parseForm(approveForm, values);
+      await approveReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
+      return 'Report approved: it is public now.';
+    }),
+  );
+
+  router.post('/reports/:id/reject', (req, res) =>
+    decide(req, res, 'reject', async (id, values) => {
+      const form = parseForm(rejectForm, values);
+      await rejectReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, note: form.note, now: deps.clock.now() });
+      return 'Report rejected: the author can read your feedback.';
+    }),
+  );
+
+  router.post('/reports/:id/withdraw', (req, res) =>
+    decide(req, res, 'withdraw', async (id, values) => {
+      const form = parseForm(withdrawForm, values);
+      await withdrawReport(prisma, {
+        reportId: id,
+        actorId: actorOf(res),
+        to: form.to,
+        reason: form.reason,
+        note: form.note,
+        now: deps.clock.now(),
+      });
+      return `Report withdrawn from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
+    }),
+  );
+
+  router.post('/reports/:id/notes', (req, res) =>
+    decide(req, res, 'notes', async (id, values) => {
+      const form = parseForm(notesForm, values);
+      const { changed } = await saveModerationNotes(prisma, { reportId: id, actorId: actorOf(res), notes: form.notes, now: deps.clock.now() });
+      return changed ? 'Private notes saved.' : 'The notes were already like this: nothing changed.';
+    }),
+  );
+
+  // Screenshots: only through this route, only for moderators (the gate runs first), never
+  // from a static path. The stored path is only a name under DATA_DIR/evidence: a row cannot
+  // point the route at any other file, and moving DATA_DIR keeps the files reachable.
+  router.get('/evidence/:id', async (req, res) => {
+    const id = idParam(req, 'Screenshot');
+    const file = await screenshotFile(prisma, id);
+    if (!file) throw notFound('Screenshot');
+    const filePath = path.join(evidenceDir(deps.dataDir), path.basename(file.storagePath));
+    const info = await stat(filePath).catch(() => null);
+    if (!info?.isFile()) throw notFound('Screenshot');
+    res.set({
+      'Content-Type': file.mediaType,
+      'Content-Length': String(info.size),
+      'Content-Disposition': `inline; filename="screenshot-${id}${path.extname(filePath)}"`,
+      'Cache-Control': 'private, no-store',
+      'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
+    });
+    await pipeline(createReadStream(filePath), res);
+  });
+
+  return router;
+}
+
+class FormError extends Error {
+  constructor(readonly errors: FieldErrors) {
+    super('invalid form');
+  }
+}
+
+function parseForm<T extends z.ZodType>(schema: T, values: FormValues): z.infer<T> {
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) throw new FormError(zodFieldErrors(parsed.error));
+  return parsed.data;
+}

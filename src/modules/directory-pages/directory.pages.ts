@@ -1,0 +1,261 @@
+// The browsable directory: `/`, `/categories/:slug`, `/agents/:slug`, `/merchants/:slug`,
+// `/how-it-works` and `/agent-guide`. Every page reads through the same services as the JSON API
+// (searchDirectory, merchantProfile, recentReports, categories, agents) and the same aggregation
+// constants, so a merchant looks the same everywhere.
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type pg from 'pg';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config/env.js';
+import type { PrismaClient } from '../../db/client.js';
+import { createLimiter } from '../../http/middleware/rate-limit.js';
+import { HttpProblem } from '../../http/problem.js';
+import { MAX_EVIDENCE_REFERENCES, methodology } from '../aggregation/constants.js';
+import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
+import { activeAgent, agents, categories } from '../catalog/catalog.service.js';
+import { DISCLAIMER, PAGE_SIZE } from '../directory/notice.js';
+import { pageParam } from '../directory/query.js';
+import { merchantProfile, OWNER_STATEMENT_ATTRIBUTION, searchDirectory, type DirectoryContext } from '../merchants/merchants.service.js';
+import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
+import { recentReports } from '../reports/public-reports.service.js';
+import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
+import { agentGuide } from './agent-guide.js';
+import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type Scope } from './filters.js';
+import { matrixRows, SPONSORED_LABEL, viewHelpers } from './present.js';
+
+export interface DirectoryPagesDeps {
+  config: Config;
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  clock: Clock;
+}
+
+export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], string>> = {
+  recent: 'Most recently reported',
+  popular: 'Most reports',
+  name: 'Name',
+  rating: 'Rating (needs an agent)',
+};
+
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0a58ca"/>' +
+  '<path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+
+/** Public pages may be cached briefly by the browser only: the header shows who is signed in. */
+const PAGE_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+
+/**
+ * Values every layout render may use: the current path (for aria-current) and the response's
+ * status (for the error page). Mounted first in the pages router, so every HTML page and error has them.
+ */
+export const layoutLocals: RequestHandler = (req, res, next) => {
+  res.locals.currentPath = req.path;
+  Object.defineProperty(res.locals, 'statusCode', { enumerable: true, configurable: true, get: () => res.statusCode });
+  next();
+};
+
+async function everyPage<T>(load: (page: number) => Promise<{ total: number; data: T[] }>): Promise<T[]> {
+  const first = await load(1);
+  const all = [...first.data];
+  for (let page = 2; all.length < first.total && page <= Math.ceil(first.total / PAGE_SIZE); page += 1) {
+    all.push(...(await load(page)).data);
+  }
+  return all;
+}
+
+export function directoryPages(deps: DirectoryPagesDeps): Router {
+  const { config } = deps;
+  const router = Router();
+  const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: config.baseUrl, now: deps.clock.now() });
+
+  // The same budget per client address as the public API, counted separately; refused
+  // requests get the error page in the site's layout.
+  const limiter = createLimiter({
+    pool: deps.pool,
+    clock: deps.clock,
+    name: 'pages',
+    limit: config.limits.publicPerMinute,
+    windowMs: 60_000,
+    keyGenerator: (req) => req.ip ?? 'unknown',
+    onLimited: (_req, res, retryAfter) => {
+      res.status(429).render('errors/error', {
+        title: 'Too many requests',
+        detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
+      });
+    },
+  });
+  const page = (handler: (req: Request, res: Response) => Promise<void> | void): RequestHandler[] => [
+    limiter,
+    (_req, res, next) => {
+      res.set('Cache-Control', PAGE_CACHE_CONTROL);
+      next();
+    },
+    async (req, res) => handler(req, res),
+  ];
+
+  async function renderDirectory(
+    req: Request,
+    res: Response,
+    view: { scope: Scope; basePath: string; title: string; heading: string; intro: string; agent?: AgentRow; category?: { name: string; slug: string } },
+  ): Promise<void> {
+    const c = ctx();
+    const parsed = parseFilters(req.query as Record<string, unknown>, view.scope);
+    let errors: FilterError[] = parsed.errors;
+    let results: Awaited<ReturnType<typeof searchDirectory>> | null = null;
+    if (parsed.query) {
+      try {
+        results = await searchDirectory(c, parsed.query, view.agent);
+      } catch (error) {
+        const refused = filterErrorsOf(error);
+        if (!refused) throw error;
+        errors = refused;
+      }
+    }
+    const [categoryList, agentList] = await Promise.all([everyPage((p) => categories(c, p)), everyPage((p) => agents(c, p))]);
+    const currentPage = parsed.query?.page ?? 1;
+    const totalPages = results ? Math.max(1, Math.ceil(results.total / PAGE_SIZE)) : 1;
+    res.status(errors.length > 0 ? 400 : 200).render('pages/directory', {
+      ...viewHelpers,
+      ...view,
+      values: parsed.values,
+      errors,
+      errorFor: (field: string) => errors.find((e) => e.field === field)?.message ?? null,
+      results,
+      currentPage,
+      totalPages,
+      pageHref: (n: number) => `${view.basePath}${filterQueryString(parsed.values, n)}`,
+      filtered: Object.keys(parsed.values).some((k) => k !== 'page' && k !== 'sort'),
+      categoryList,
+      agentList,
+      sortLabels: SORT_LABELS,
+      filterLabels: FILTER_LABELS,
+      pageSize: PAGE_SIZE,
+    });
+  }
+
+  // The site icon (browsers ask for /favicon.ico even for plain-text pages).
+  router.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG);
+  });
+
+  router.get(
+    '/',
+    ...page((req, res) =>
+      renderDirectory(req, res, {
+        scope: { kind: 'all' },
+        basePath: '/',
+        title: 'Directory',
+        heading: 'How well can AI agents shop here?',
+        intro:
+          'Search merchants and see what the community reports about AI agents using them, task by task: from reaching the site to completing a purchase.',
+      }),
+    ),
+  );
+
+  router.get(
+    '/categories/:slug',
+    ...page(async (req: Request, res) => {
+      const requested = String(req.params.slug);
+      const category = requested.length <= 100 ? await resolveCategory(deps.prisma, requested) : null;
+      if (!category) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Category not found', detail: 'There is no category at this address.' });
+      if (category.slug !== requested) {
+        // Legacy names and slugs, and other spellings, move permanently to the canonical URL.
+        const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+        res.redirect(301, `/categories/${category.slug}${query}`);
+        return;
+      }
+      await renderDirectory(req, res, {
+        scope: { kind: 'category', slug: category.slug },
+        basePath: `/categories/${category.slug}`,
+        title: category.name,
+        heading: category.name,
+        intro: `Merchants in ${category.name}, with what the community reports about AI agents using them.`,
+        category: { name: category.name, slug: category.slug },
+      });
+    }),
+  );
+
+  router.get(
+    '/agents/:slug',
+    ...page(async (req: Request, res) => {
+      const agent = await activeAgent(ctx(), String(req.params.slug)).catch((error: unknown) => {
+        if (error instanceof HttpProblem && error.status === 404) {
+          throw new HttpProblem({ status: 404, code: 'not-found', title: 'Agent not found', detail: 'No active agent has this name.' });
+        }
+        throw error;
+      });
+      await renderDirectory(req, res, {
+        scope: { kind: 'agent' },
+        basePath: `/agents/${agent.slug}`,
+        title: agent.name,
+        heading: `${agent.name} by ${agent.vendor}`,
+        intro: agent.description ?? '',
+        agent,
+      });
+    }),
+  );
+
+  router.get(
+    '/merchants/:slug',
+    ...page(async (req: Request, res) => {
+      const requested = String(req.params.slug);
+      const c = ctx();
+      const merchant = await merchantProfile(c, requested).catch((error: unknown) => {
+        if (error instanceof HttpProblem && error.status === 404) {
+          throw new HttpProblem({ status: 404, code: 'not-found', title: 'Merchant not found', detail: 'No public merchant has this address.' });
+        }
+        throw error;
+      });
+      if (merchant.slug !== requested) {
+        res.redirect(301, `/merchants/${merchant.slug}`);
+        return;
+      }
+      const reportsPageParam = pageParam.safeParse(typeof req.query.reports === 'string' ? req.query.reports : undefined);
+      if (!reportsPageParam.success) {
+        throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid page', detail: 'The page of reports must be a whole number from 1.' });
+      }
+      const reportsPage = reportsPageParam.data;
+      const reports = await recentReports(c, { merchant: merchant.id, page: reportsPage });
+      const shown = new Set(reports.data.map((r) => r.id));
+      const rows = matrixRows(merchant, (id, apiUrl) => (shown.has(id) ? `#report-${id}` : apiUrl));
+      res.render('pages/merchant', {
+        ...viewHelpers,
+        title: merchant.name,
+        merchant,
+        rows,
+        reports,
+        reportsPage,
+        reportsPages: Math.max(1, Math.ceil(reports.total / PAGE_SIZE)),
+        reportHref: `/reports/new?adId=${encodeURIComponent(merchant.id)}`,
+        apiUrl: merchant.url,
+      });
+    }),
+  );
+
+  router.get(
+    '/how-it-works',
+    ...page((_req, res) => {
+      res.render('pages/how-it-works', {
+        ...viewHelpers,
+        title: 'How it works',
+        m: methodology(),
+        disclaimer: DISCLAIMER,
+        ownerAttribution: OWNER_STATEMENT_ATTRIBUTION,
+        sponsoredLabel: SPONSORED_LABEL,
+        maxEvidence: MAX_EVIDENCE_REFERENCES,
+        pageSize: PAGE_SIZE,
+        contributionSchemaUrl: CONTRIBUTION_SCHEMA_PATH,
+      });
+    }),
+  );
+
+  router.get(
+    '/agent-guide',
+    ...page((_req, res) => {
+      res.set('Cache-Control', 'public, max-age=300');
+      res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits));
+    }),
+  );
+
+  return router;
+}
+

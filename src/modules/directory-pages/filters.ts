@@ -1,0 +1,111 @@
+// The directory's filter form: the query string of `/`, `/categories/:slug` and `/agents/:slug`,
+// read with the API's own zod schema (merchantQuery) so a filter means the same on the page and
+// in GET /api/v1/merchants. Pages are lenient where a browser form is not precise: empty fields
+// mean "not given" and unknown parameters (tracking tags) are ignored. Invalid values become
+// friendly messages next to the form, never a 500.
+import type { z } from 'zod';
+import { HttpProblem } from '../../http/problem.js';
+import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
+
+/** Every filter of GET /api/v1/merchants, in the order the form shows them (page last). */
+export const FILTER_FIELDS = ['q', 'category', 'agent', 'outcome', 'stage', 'region', 'days', 'minReports', 'sort', 'page'] as const;
+export type FilterField = (typeof FILTER_FIELDS)[number];
+
+/** The form's label of each field, for messages. */
+export const FILTER_LABELS: Readonly<Record<FilterField, string>> = {
+  q: 'Search',
+  category: 'Category',
+  agent: 'Agent',
+  outcome: 'Reported outcome',
+  stage: 'Furthest stage',
+  region: 'Region',
+  days: 'Reported in the last … days',
+  minReports: 'Minimum number of reports',
+  sort: 'Sort by',
+  page: 'Page',
+};
+
+export interface FilterError {
+  field: FilterField | 'form';
+  message: string;
+}
+
+export type Scope = { kind: 'all' } | { kind: 'category'; slug: string } | { kind: 'agent' };
+
+export interface ParsedFilters {
+  /** What the person typed or chose, for refilling the form (strings only). */
+  values: Partial<Record<FilterField, string>>;
+  /** The validated query, or null when any value is invalid. */
+  query: MerchantQuery | null;
+  errors: FilterError[];
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function messageFor(field: FilterField, detail: string): string {
+  if (field === 'sort' && /rating/.test(detail)) return 'Sorting by rating needs an agent: choose one, or sort another way.';
+  if (detail.startsWith('Invalid option')) return `${FILTER_LABELS[field]}: choose one of the listed options.`;
+  return `${FILTER_LABELS[field]}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}.`;
+}
+
+/**
+ * Reads the filters of one directory page. In a scoped page (a category or an agent) the scope
+ * is fixed by the path and its own field is neither read from the query nor shown in the form.
+ */
+export function parseFilters(raw: Record<string, unknown>, scope: Scope): ParsedFilters {
+  const values: Partial<Record<FilterField, string>> = {};
+  const errors: FilterError[] = [];
+  for (const field of FILTER_FIELDS) {
+    if (scope.kind === 'category' && field === 'category') continue;
+    if (scope.kind === 'agent' && field === 'agent') continue;
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') {
+      errors.push({ field, message: `${FILTER_LABELS[field]}: give one value only.` });
+      continue;
+    }
+    const trimmed = value.trim();
+    if (trimmed !== '') values[field] = trimmed;
+  }
+  if (errors.length > 0) return { values, query: null, errors };
+
+  const input: Record<string, string> = { ...values };
+  if (scope.kind === 'category') input.category = scope.slug;
+  const schema: z.ZodType<MerchantQuery> = scope.kind === 'agent' ? (agentMerchantQuery as z.ZodType<MerchantQuery>) : merchantQuery;
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = (FILTER_FIELDS as readonly string[]).includes(String(issue.path[0])) ? (issue.path[0] as FilterField) : null;
+      const message = field ? messageFor(field, issue.message) : capitalise(issue.message);
+      if (!errors.some((e) => e.message === message)) errors.push({ field: field ?? 'form', message });
+    }
+    return { values, query: null, errors };
+  }
+  return { values, query: parsed.data, errors };
+}
+
+/** A filter the service refused (an unknown agent or category typed into the URL), as a form error. */
+export function filterErrorsOf(error: unknown): FilterError[] | null {
+  if (!(error instanceof HttpProblem) || error.status !== 400) return null;
+  const errors = error.init.errors ?? [];
+  if (errors.length === 0) return [{ field: 'form', message: error.init.detail ?? error.init.title }];
+  return errors.map((e) => {
+    const field = (FILTER_FIELDS as readonly string[]).includes(e.parameter ?? '') ? (e.parameter as FilterField) : null;
+    if (field === 'agent') return { field, message: 'Agent: there is no active agent with that name. Choose one from the list.' };
+    if (field === 'category') return { field, message: 'Category: there is no such category. Choose one from the list.' };
+    return { field: field ?? 'form', message: field ? messageFor(field, e.detail) : capitalise(e.detail) };
+  });
+}
+
+/** The query string of a directory page with these values, `page` replaced (1 drops it). */
+export function filterQueryString(values: Partial<Record<FilterField, string>>, page?: number): string {
+  const params = new URLSearchParams();
+  for (const field of FILTER_FIELDS) {
+    if (field === 'page') continue;
+    const value = values[field];
+    if (value) params.set(field, value);
+  }
+  if (page !== undefined && page > 1) params.set('page', String(page));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,159 @@
+// Browser tests: Debian's Chromium driven by playwright-core (never a downloaded browser),
+// against the real app listening on 127.0.0.1, with console and CSP watching and axe-core.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page, type Response as PlaywrightResponse } from 'playwright-core';
+import { freePort } from '../../src/db/embedded.js';
+import type { TestApp } from '../setup/app.js';
+import { createDemoApp } from '../setup/demo.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+export const SKIP_MESSAGE = `browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium: apt-get install -y chromium; .ci/run does)`;
+
+/** Screenshots of the directory, a merchant page and the form (git-ignored). */
+export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/e2e');
+
+export interface LiveApp {
+  t: TestApp;
+  baseUrl: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** The demo directory served on a free local port, BASE_URL set to that origin (Origin checks pass). */
+export async function startLiveApp(env: Record<string, string> = {}): Promise<LiveApp> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t = await createDemoApp({ env: { BASE_URL: baseUrl, ...env } });
+  const server = createServer(t.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    t,
+    baseUrl,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await t.close();
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Console errors and uncaught exceptions, except those expected by `expectErrorStatus`. */
+  problems: string[];
+  /** Content-Security-Policy violations reported by the page. */
+  cspViolations(): Promise<string[]>;
+  /** The HTML the server sent for the current document (not the browser's re-serialisation). */
+  documentHtml(): Promise<string>;
+}
+
+/** A page that records console errors, page errors and CSP violations. */
+export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  // Init scripts run through the DevTools protocol, not as page scripts, so the CSP allows them.
+  // (Browser code is passed as text: the project compiles without the DOM library.)
+  await page.addInitScript(`
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__csp.push(event.violatedDirective + ' ' + event.blockedURI + ' at ' + event.sourceFile + ':' + event.lineNumber);
+    });
+  `);
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    // A page answered deliberately with 4xx (an error page under test) is logged by Chromium as
+    // a failed resource; everything else is a problem.
+    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(text) && expectedErrors.has(message.location().url)) return;
+    problems.push(`${text} (${message.location().url})`);
+  });
+  let lastDocument: PlaywrightResponse | null = null;
+  page.on('response', (response) => {
+    const request = response.request();
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame() && response.status() < 300) lastDocument = response;
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`unexpected dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return {
+    page,
+    problems,
+    documentHtml: async () => {
+      if (!lastDocument) throw new Error('no document loaded');
+      return lastDocument.text();
+    },
+    cspViolations: async () => {
+      // A navigation resets the page's list; collect what the current document saw.
+      return page.evaluate<string[]>('window.__csp || []');
+    },
+  };
+}
+
+const expectedErrors = new Set<string>();
+/** Marks a URL whose 4xx answer is what the test expects. */
+export function expectErrorStatus(url: string): void {
+  expectedErrors.add(url);
+}
+
+const require = createRequire(import.meta.url);
+let axeSource: string | undefined;
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown; failureSummary?: string }>;
+}
+
+/** axe-core injected into the page (through the DevTools protocol, so the CSP does not block it). */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  return page.evaluate<AxeViolation[]>(`
+    axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+      })),
+    )
+  `);
+}
+
+/** Serious and critical axe findings, one line each. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  return (await axeViolations(page))
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} ${JSON.stringify(v.nodes)}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** True when the document is no wider than the viewport (no sideways scrolling of the page). */
+export async function fitsViewport(page: Page): Promise<boolean> {
+  return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+}

@@ -1,0 +1,383 @@
+// The browsable directory over the demo data: the pages show what the API shows (same services,
+// same aggregation), validate as HTML, keep the shared layout, and fail kindly.
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITY_STATUS_LABELS, methodology, TASKS } from '../../src/modules/aggregation/constants.js';
+import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { DISCLAIMER } from '../../src/modules/directory/notice.js';
+import { OWNER_STATEMENT_ATTRIBUTION } from '../../src/modules/merchants/merchants.service.js';
+import { STATUS_SHORT_LABELS } from '../../src/modules/directory-pages/present.js';
+import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
+import type { TestApp } from '../setup/app.js';
+import { captureMailer, signIn } from '../setup/session.js';
+import { htmlProblems } from './html-validate.js';
+
+const SPONSORED = 'Sponsored — advertising, not evidence that the site works';
+
+/** Slugs of the merchants listed on a directory page, in order. */
+const listedSlugs = (html: string) => [...html.matchAll(/<h3><a href="\/merchants\/([^"]+)">/g)].map((m) => m[1]!);
+
+/** What every HTML page of the site must have. */
+async function expectSitePage(html: string, where: string) {
+  expect(await htmlProblems(html), where).toEqual([]);
+  expect(html, where).toMatch(/<header class="site-header">[\s\S]*(Not signed in|Signed in as)/);
+  expect(html, where).toContain(DISCLAIMER.replace(/'/g, '&#39;'));
+  expect(html, where).toContain('<a href="/how-it-works">How it works: the methodology</a>');
+  // The CSP allows no inline script, handler or style: none is written.
+  expect(html, where).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  expect(html, where).not.toMatch(/<[a-z][^>]*\s(style|on[a-z]+)=/i);
+}
+
+describe('directory pages', () => {
+  let t: TestApp;
+  const mailer = captureMailer();
+  const get = (path: string) => request(t.app).get(path);
+  const api = async (path: string) => (await get(path).expect(200)).body as { total: number; data: Array<Record<string, unknown>> };
+
+  beforeAll(async () => {
+    t = await createDemoApp({ mailer });
+  });
+  afterAll(() => t.close());
+
+  describe('/ (the directory)', () => {
+    it('lists what GET /api/v1/merchants lists, in its order, sponsored first and labelled', async () => {
+      const res = await get('/').expect(200);
+      await expectSitePage(res.text, '/');
+      const { data } = await api('/api/v1/merchants');
+      expect(listedSlugs(res.text)).toEqual(data.map((m) => m.slug));
+      const sponsored = data.filter((m) => m.sponsored);
+      expect(sponsored.length).toBeGreaterThan(0);
+      expect(data.slice(0, sponsored.length).every((m) => m.sponsored)).toBe(true);
+      expect(res.text.split(SPONSORED).length - 1).toBe(sponsored.length);
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'self';script-src 'self';script-src-attr 'none';style-src 'self';img-src 'self' data:;font-src 'self';" +
+          "connect-src 'self';object-src 'none';base-uri 'self';form-action 'self';frame-ancestors 'none'",
+      );
+    });
+
+    it('applies every filter of the API the same way', async () => {
+      const [agent] = (await api('/api/v1/agents')).data;
+      const queries = [
+        `agent=${agent!.slug}&outcome=WORKS`,
+        `agent=${agent!.slug}&outcome=PARTIAL&stage=CART`,
+        'category=consumer-electronics',
+        'category=Home%20%26%20Garden&sort=name',
+        'region=gb&sort=popular',
+        'days=30&minReports=2',
+        `sort=rating&agent=${agent!.slug}`,
+        'q=lamp',
+        'page=2',
+      ];
+      for (const query of queries) {
+        const page = await get(`/?${query}`).expect(200);
+        const { data, total } = await api(`/api/v1/merchants?${query}`);
+        expect(listedSlugs(page.text), query).toEqual(data.map((m) => m.slug));
+        expect(page.text, query).toContain(`${total} merchant`);
+      }
+      await expectSitePage((await get(`/?agent=${agent!.slug}&outcome=WORKS&stage=CART&region=GB&days=90`)).text, 'filtered');
+    });
+
+    it('treats empty form fields as not given and ignores unknown parameters', async () => {
+      const plain = listedSlugs((await get('/').expect(200)).text);
+      const empty = await get('/?q=&category=&agent=&outcome=&stage=&region=&days=&minReports=&sort=recent&utm_source=mail').expect(200);
+      expect(listedSlugs(empty.text)).toEqual(plain);
+    });
+
+    it('pages through the results, keeping the filters', async () => {
+      const first = await get('/?sort=name').expect(200);
+      expect(first.text).toContain('href="/?sort=name&amp;page=2" rel="next"');
+      const { total } = await api('/api/v1/merchants');
+      const last = Math.ceil(total / 24);
+      const beyond = await get(`/?page=${last + 1}`).expect(200);
+      expect(beyond.text).toContain('There are no merchants on this page.');
+      await expectSitePage(beyond.text, 'beyond the last page');
+    });
+
+    it.each([
+      ['days=abc', 'Reported in the last … days: must be a whole number.'],
+      ['days=0', 'Reported in the last … days: must be at least 1.'],
+      ['minReports=-1', 'Minimum number of reports: must be a whole number.'],
+      ['region=Mars', 'Region: must be a two-letter country code or GLOBAL.'],
+      ['outcome=GREAT', 'Reported outcome: choose one of the listed options.'],
+      ['stage=CHECKOUT_NOW', 'Furthest stage: choose one of the listed options.'],
+      ['sort=rating', 'Sorting by rating needs an agent: choose one, or sort another way.'],
+      ['agent=nobody-at-all', 'Agent: there is no active agent with that name.'],
+      ['agent=Not%20A%20Slug', 'Agent: must be a slug'],
+      ['category=no-such-thing', 'Category: there is no such category.'],
+      ['page=0', 'Page: must be at least 1.'],
+      ['q=a&q=b', 'Search: give one value only.'],
+    ])('answers the invalid filter %s with a friendly message (400), never a 500', async (query, message) => {
+      const res = await get(`/?${query}`).expect(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('Some filters could not be used.');
+      expect(res.text).toContain(message.replace(/'/g, '&#39;'));
+      expect(res.text).toContain('<form method="get" action="/"');
+      await expectSitePage(res.text, query);
+    });
+  });
+
+  describe('/categories/:slug', () => {
+    it('lists the category as the API filter does', async () => {
+      const res = await get('/categories/electronics').expect(200);
+      await expectSitePage(res.text, '/categories/electronics');
+      expect(res.text).toContain('<h1>Electronics</h1>');
+      const { data } = await api('/api/v1/merchants?category=electronics');
+      expect(listedSlugs(res.text)).toEqual(data.map((m) => m.slug));
+      // The category is the page's own: no category field in its form.
+      expect(res.text).not.toContain('id="f-category"');
+    });
+
+    it('moves legacy names and slugs, and other spellings, permanently to the canonical URL', async () => {
+      for (const legacy of ['Consumer%20Electronics', 'consumer-electronics', 'ELECTRONICS', 'Electronics']) {
+        const res = await get(`/categories/${legacy}`).expect(301);
+        expect(res.headers.location).toBe('/categories/electronics');
+      }
+      const withQuery = await get('/categories/Outdoor%20Gear?sort=name&page=2').expect(301);
+      expect(withQuery.headers.location).toBe('/categories/sports-outdoors?sort=name&page=2');
+    });
+
+    it('answers an unknown category with the 404 page', async () => {
+      const res = await get('/categories/not-a-category').expect(404);
+      expect(res.text).toContain('Category not found');
+      await expectSitePage(res.text, 'unknown category');
+    });
+  });
+
+  describe('/agents/:slug', () => {
+    it('lists the merchants of /api/v1/agents/:slug/merchants with that agent\'s summary', async () => {
+      const [agent] = (await api('/api/v1/agents')).data;
+      const res = await get(`/agents/${agent!.slug}?sort=name&agent=ignored`).expect(200);
+      await expectSitePage(res.text, '/agents/:slug');
+      const { data } = await api(`/api/v1/agents/${agent!.slug}/merchants?sort=name`);
+      expect(listedSlugs(res.text)).toEqual(data.map((m) => m.slug));
+      expect(res.text).not.toContain('id="f-agent"');
+    });
+
+    it('answers unknown and inactive agents with the 404 page', async () => {
+      const inactive = await t.db.prisma.agent.findFirstOrThrow({ where: { active: false } });
+      for (const slug of ['no-such-agent', inactive.slug]) {
+        const res = await get(`/agents/${slug}`).expect(404);
+        expect(res.text).toContain('Agent not found');
+      }
+    });
+  });
+
+  describe('/merchants/:slug', () => {
+    it('shows every active agent × the seven tasks with the API\'s statuses, each in words', async () => {
+      const { data } = await api('/api/v1/merchants?sort=popular');
+      for (const merchant of data.slice(0, 5)) {
+        const res = await get(`/merchants/${merchant.slug}`).expect(200);
+        await expectSitePage(res.text, `/merchants/${merchant.slug}`);
+        const profile = (await get(`/api/v1/merchants/${merchant.slug}`).expect(200)).body.data as {
+          agents: Array<{ agent: { slug: string }; status: string; label: string; capabilities: Record<string, { status: string }> }>;
+        };
+        const cells = [...res.text.matchAll(/<td class="cell status-(\w+)" data-task="(\w+)" data-status="(\w+)">\s*<span class="cell-status"><span class="symbol" aria-hidden="true">[^<]*<\/span> ([^<]+)<\/span>/g)];
+        expect(cells).toHaveLength(profile.agents.length * TASKS.length);
+        const expected = profile.agents.flatMap((a) => TASKS.map((task) => [task, a.capabilities[task]!.status]));
+        expect(cells.map((c) => [c[2], c[3]])).toEqual(expected);
+        for (const c of cells) expect(c[4]).toBe(STATUS_SHORT_LABELS[c[3] as keyof typeof STATUS_SHORT_LABELS]);
+        for (const a of profile.agents) expect(res.text).toContain(`<tr id="agent-${a.agent.slug}">`);
+        expect(res.text).toContain(`href="/reports/new?adId=${merchant.id}"`);
+      }
+    });
+
+    it('shows "not tested", never a date, for an untested agent, and the owner statement apart from the evidence', async () => {
+      const owned = await t.db.prisma.merchant.findFirstOrThrow({
+        where: { isPublic: true, ownerStatement: { isNot: null } },
+        include: { ownerStatement: true },
+        orderBy: { name: 'asc' },
+      });
+      const res = await get(`/merchants/${owned.slug}`).expect(200);
+      const profile = (await get(`/api/v1/merchants/${owned.slug}`)).body.data as {
+        agents: Array<{ agent: { slug: string }; status: string }>;
+        ownerCompatibility: { declaredAt: string };
+      };
+      for (const agent of profile.agents.filter((a) => a.status === 'untested')) {
+        const article = new RegExp(`<article class="agent-summary" aria-labelledby="summary-${agent.agent.slug}">([\\s\\S]*?)</article>`).exec(res.text)![1]!;
+        expect(article).toContain('<dt>Last tested</dt><dd>not tested</dd>');
+        expect(article).not.toContain('<time');
+      }
+      const box = /<aside class="owner-statement"[\s\S]*?<\/aside>/.exec(res.text)![0];
+      expect(box).toContain(OWNER_STATEMENT_ATTRIBUTION);
+      expect(box).toContain(`datetime="${profile.ownerCompatibility.declaredAt}"`);
+      expect(box).toContain('not a test date');
+      // Outside the community evidence sections.
+      const evidence = /<section aria-labelledby="matrix-heading">[\s\S]*?<\/section>/.exec(res.text)![0];
+      expect(evidence).not.toContain(owned.ownerStatement!.statement.slice(0, 30).replace(/'/g, '&#39;'));
+    });
+
+    it('discloses sponsorship', async () => {
+      const { data } = await api('/api/v1/merchants');
+      const sponsored = data.find((m) => m.sponsored)!;
+      const res = await get(`/merchants/${sponsored.slug}`).expect(200);
+      expect(res.text).toContain(`<h2 id="sponsor-heading">${SPONSORED}</h2>`);
+      expect(res.text).toContain(String(sponsored.sponsorshipDisclosure).replace(/'/g, '&#39;'));
+      await expectSitePage(res.text, 'sponsored merchant');
+    });
+
+    it('marks conflicts, lists the evidence behind a cell, and escapes experience text', async () => {
+      const merchant = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true }, orderBy: { name: 'desc' } });
+      const agent = await t.db.prisma.agent.findFirstOrThrow({
+        where: { active: true, reports: { none: { merchantId: merchant.id } } },
+        orderBy: { name: 'asc' },
+      });
+      const now = new Date(DEMO_NOW);
+      const made = [];
+      for (const [i, outcome] of (['WORKS', 'BLOCKED'] as const).entries()) {
+        const account = await t.db.prisma.account.create({ data: { email: `conflict${i}@example.org` } });
+        made.push(
+          await t.db.prisma.report.create({
+            data: {
+              accountId: account.id,
+              merchantId: merchant.id,
+              agentId: agent.id,
+              status: 'APPROVED',
+              channel: 'BROWSER',
+              capabilityResults: { ACCESS: outcome },
+              outcome,
+              privacyConfirmed: true,
+              testedAt: now,
+              experience: i === 0 ? 'Fine <img src=x onerror=alert(1)> & quick\nsecond line' : null,
+              createdAt: now,
+            },
+          }),
+        );
+      }
+      await recomputeSummaries(t.db.prisma, [{ merchantId: merchant.id, agentId: agent.id }], now);
+
+      const res = await get(`/merchants/${merchant.slug}`).expect(200);
+      await expectSitePage(res.text, 'merchant with conflict');
+      const row = new RegExp(`<tr id="agent-${agent.slug}">([\\s\\S]*?)</tr>`).exec(res.text)![1]!;
+      const access = /<td class="cell status-\w+" data-task="ACCESS"[\s\S]*?<\/td>/.exec(row)![0];
+      expect(access).toContain('data-status="blocked"');
+      expect(access).toContain('Conflicting reports');
+      expect(access).toContain('2 reports, 2 recent');
+      expect(access).toContain('<summary>Why this status');
+      for (const report of made) expect(access).toContain(`href="#report-${report.id}"`);
+      expect(res.text).toContain(`id="report-${made[0]!.id}"`);
+      expect(res.text).toContain('Fine &lt;img src=x onerror=alert(1)&gt; &amp; quick\nsecond line');
+      expect(res.text).not.toContain('<img src=x');
+    });
+
+    it('redirects an id to the slug URL, and answers hidden or unknown merchants with the 404 page', async () => {
+      const merchant = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true } });
+      const byId = await get(`/merchants/${merchant.id}`).expect(301);
+      expect(byId.headers.location).toBe(`/merchants/${merchant.slug}`);
+      const hidden = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: false } });
+      for (const path of [`/merchants/${hidden.slug}`, '/merchants/no-such-shop']) {
+        const res = await get(path).expect(404);
+        expect(res.text).toContain('Merchant not found');
+        await expectSitePage(res.text, path);
+      }
+      await get(`/merchants/${merchant.slug}?reports=abc`).expect(400);
+    });
+  });
+
+  describe('/how-it-works', () => {
+    it('prints every threshold and window from the aggregation constants', async () => {
+      const res = await get('/how-it-works').expect(200);
+      await expectSitePage(res.text, '/how-it-works');
+      const m = methodology();
+      for (const c of m.constants) expect(res.text).toContain(`data-constant="${c.name}">${c.value}</td>`);
+      for (const rule of m.statusRules) expect(res.text).toContain(rule.when.replace(/"/g, '&#34;').replace(/'/g, '&#39;'));
+      for (const rule of m.confidenceRules) expect(res.text).toContain(rule.label);
+      for (const row of m.taskCompletedFromStage) expect(res.text).toContain(`<th scope="row">${row.taskLabel.replace(/&/g, '&amp;')}</th>`);
+      for (const label of Object.values(CAPABILITY_STATUS_LABELS)) expect(res.text).toContain(label);
+      expect(res.text).toContain('Sponsorship is advertising.');
+      expect(res.text).toContain("An owner statement is the owner's claim, not a test");
+      expect(res.text).toMatch(/moderat/);
+    });
+  });
+
+  describe('signed-in pages share the layout', () => {
+    it('validates the profile page, the form (blank and with errors), the review page and sign-in pages', async () => {
+      await expectSitePage((await get('/sign-in').expect(200)).text, '/sign-in');
+      const agent = await signIn(t.app, mailer, 'layout@example.org');
+      const profile = await agent.get('/profile/agents').expect(200);
+      await expectSitePage(profile.text, '/profile/agents');
+      expect(profile.text).toContain('Signed in as layout@example.org');
+      expect(profile.text).toContain('<a href="/profile/agents" aria-current="page">Agent keys</a>');
+
+      const form = await agent.get('/reports/new?q=lamp').expect(200);
+      await expectSitePage(form.text, '/reports/new');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1]!;
+      const invalid = await agent.post('/reports/new').set('Origin', t.config.origin).field('_csrf', csrf).field('experience', 'x').expect(400);
+      await expectSitePage(invalid.text, '/reports/new with errors');
+
+      const merchant = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true } });
+      const activeAgent = await t.db.prisma.agent.findFirstOrThrow({ where: { active: true } });
+      const created = await agent
+        .post('/reports/new')
+        .set('Origin', t.config.origin)
+        .field('_csrf', csrf)
+        .field('adId', merchant.id)
+        .field('agentId', activeAgent.id)
+        .field('outcome', 'WORKS')
+        .field('privacy', 'on')
+        .expect(303);
+      await expectSitePage((await agent.get(created.headers.location!).expect(200)).text, 'review page');
+    });
+  });
+});
+
+describe('the agent guide', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createDemoApp({ env: { LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '45', LIMIT_PRIVATE_PER_MINUTE: '90' } });
+  });
+  afterAll(() => t.close());
+
+  it('is plain text with every enumeration, limit and rule an agent needs, from the API\'s constants', async () => {
+    const { contributionSchema } = await import('../../src/modules/reports/contribution-schema.js');
+    const { KEY_PREFIX } = await import('../../src/modules/keys/keys.service.js');
+    const res = await request(t.app).get('/agent-guide').expect(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    const text = res.text;
+    const schema = contributionSchema(t.config.baseUrl, t.config.limits);
+    for (const list of [schema.tasks, schema.outcomes, schema.stages, schema.failureReasons]) {
+      for (const { key, label } of list) expect(text).toMatch(new RegExp(`^  ${key} +${label.replace(/[()/]/g, '\\$&')}$`, 'm'));
+    }
+    const n = (v: number) => v.toLocaleString('en-US');
+    const l = schema.limits;
+    for (const value of [
+      l.requestBodyBytes, l.experienceMaxLength, l.browserSubmissionsPerAccountPerHour, l.changedAgentSubmissionsPerAccountPerHour,
+      l.privateRequestsPerAccountPerMinute, l.privateRequestsPerAddressPerMinute, l.publicRequestsPerAddressPerMinute, l.keyLifetimeDays,
+    ]) {
+      expect(text).toContain(n(value));
+    }
+    expect(text).toContain('45 per account per hour');
+    expect(text).toContain('90 per minute per account');
+    expect(text).toContain(`${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}`);
+    expect(text).toContain(`${l.retestAfterDays.min}-${l.retestAfterDays.max}`);
+    expect(text).toContain(`wait at least ${l.emptyQueueWaitMinutes} minutes`);
+    for (const condition of schema.privacyConditions) expect(text).toContain(condition);
+    for (const url of [schema.endpoints.submit.url, schema.endpoints.queue.url, schema.endpoints.ownReports.url, schema.endpoints.openapi, schema.endpoints.keys]) {
+      expect(text).toContain(url);
+    }
+    expect(text).toContain(`${t.config.baseUrl}/api/v1/contribution-schema`);
+    expect(text).toContain(`${t.config.baseUrl}/api/v1/automation/reports/{id}`);
+    expect(text).toContain(KEY_PREFIX);
+    for (const phrase of [
+      'Authorization: Bearer <AGENT_ACCESS_KEY>',
+      'NEVER put the key in a URL',
+      'If-Match: <updatedAt',
+      '428',
+      '409',
+      'Retry-After',
+      '401  ',
+      '403  ',
+      'STOP',
+      'nextCursor',
+      'null ends the pass',
+      'retestAfterDays',
+      'existingReport',
+      'bounded exponential backoff',
+      '"privacy": true',
+    ]) {
+      expect(text).toContain(phrase);
+    }
+    // The example body is valid JSON once the placeholders are filled.
+    const example = /Example body[^\n]*\n([\s\S]*?\n {2}\})\n/.exec(text)![1]!;
+    expect(() => JSON.parse(example)).not.toThrow();
+  });
+});
