@@ -20,7 +20,9 @@ export const reportPath = (id: string) => `/api/v1/reports/${id}`;
 /** Rows older than this are recomputed, because recency decay moves statuses with time. */
 export const SUMMARY_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-const RECOMPUTE_PAGE_MERCHANTS = 500;
+const RECOMPUTE_PAGE_MERCHANTS = 250;
+/** Bulk pages may take seconds on a loaded machine; Prisma's default transaction limit is 5 s. */
+const BULK_TRANSACTION = { timeout: 120_000, maxWait: 30_000 } as const;
 
 export type Pair = { merchantId: string; agentId: string };
 
@@ -66,7 +68,7 @@ export async function recomputeAllSummaries(
     await prisma.$transaction(async (tx) => {
       await recomputeSummaries(tx, await pairsOfMerchants(tx, ids), now);
       await refreshMerchantTotals(tx, ids);
-    });
+    }, BULK_TRANSACTION);
     merchants += ids.length;
     after = ids[ids.length - 1]!;
     onProgress?.(merchants);
@@ -74,12 +76,12 @@ export async function recomputeAllSummaries(
 }
 
 /** Recomputes summaries computed more than SUMMARY_MAX_AGE_MS ago; returns how many. */
-export async function refreshStaleSummaries(prisma: PrismaClient, now: Date, batch = 2_000): Promise<number> {
+export async function refreshStaleSummaries(prisma: PrismaClient, now: Date, batch = 500): Promise<number> {
   let total = 0;
   for (;;) {
     const pairs = await staleSummaryPairs(prisma, new Date(now.getTime() - SUMMARY_MAX_AGE_MS), batch);
     if (pairs.length === 0) return total;
-    await prisma.$transaction((tx) => recomputeSummaries(tx, pairs, now));
+    await prisma.$transaction((tx) => recomputeSummaries(tx, pairs, now), BULK_TRANSACTION);
     total += pairs.length;
   }
 }
