@@ -20,25 +20,30 @@ export interface QueueRow {
 /**
  * Approved canonical public merchants after `afterId` (id order) that this account has not
  * reported for this agent, or (with retestBefore) reported last before that moment.
- * An anti-join on the (account, agent, merchant) unique index; nothing is loaded in bulk.
+ * A NOT EXISTS anti-join probing the (account, agent, merchant) unique index while walking
+ * merchants in id order, so a page stops after `limit` hits; nothing is loaded in bulk.
+ * Conditions are only added when used: generic "$1 IS NULL OR …" predicates hide the
+ * anti-join from the planner.
  */
 export async function queuePage(
   prisma: PrismaClient,
   q: { accountId: string; agentId: string; afterId: string | null; categoryId: string | null; retestBefore: Date | null; limit: number },
 ): Promise<QueueRow[]> {
+  const conditions = [Prisma.sql`m.approved_canonical`, Prisma.sql`m.is_public`];
+  if (q.afterId) conditions.push(Prisma.sql`m.id > ${q.afterId}::uuid`);
+  if (q.categoryId) conditions.push(Prisma.sql`m.category_id = ${q.categoryId}::uuid`);
+  const recent = q.retestBefore ? Prisma.sql`AND x.updated_at >= ${q.retestBefore}::timestamptz` : Prisma.empty;
+  conditions.push(Prisma.sql`NOT EXISTS (
+    SELECT 1 FROM reports x
+     WHERE x.account_id = ${q.accountId}::uuid AND x.agent_id = ${q.agentId}::uuid AND x.merchant_id = m.id ${recent})`);
   return prisma.$queryRaw<QueueRow[]>`
     SELECT m.id, m.slug, m.name, m.website, c.name AS "categoryName", c.slug AS "categorySlug",
            r.id AS "reportId", r.status::text AS "reportStatus", r.updated_at AS "reportUpdatedAt"
-      FROM merchants m
+      FROM (SELECT m.* FROM merchants m WHERE ${Prisma.join(conditions, ' AND ')} ORDER BY m.id LIMIT ${q.limit}) m
       LEFT JOIN categories c ON c.id = m.category_id
       LEFT JOIN reports r
         ON r.account_id = ${q.accountId}::uuid AND r.agent_id = ${q.agentId}::uuid AND r.merchant_id = m.id
-     WHERE m.approved_canonical AND m.is_public
-       AND (${q.afterId}::uuid IS NULL OR m.id > ${q.afterId}::uuid)
-       AND (${q.categoryId}::uuid IS NULL OR m.category_id = ${q.categoryId}::uuid)
-       AND (r.id IS NULL OR (${q.retestBefore}::timestamptz IS NOT NULL AND r.updated_at < ${q.retestBefore}::timestamptz))
-     ORDER BY m.id
-     LIMIT ${q.limit}`;
+     ORDER BY m.id`;
 }
 
 export async function canonicalCategoryId(prisma: PrismaClient, slug: string): Promise<string | null> {

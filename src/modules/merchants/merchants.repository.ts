@@ -73,9 +73,10 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
   if (s.categoryId) conditions.push(Prisma.sql`m.category_id = ${s.categoryId}::uuid`);
   if (s.region) conditions.push(Prisma.sql`(${s.region} = ANY(m.service_regions) OR 'GLOBAL' = ANY(m.service_regions))`);
 
-  // agent, outcome, stage and days select merchants that have one approved report (of an
-  // active agent) meeting all of them together.
-  if (s.agentId || s.outcome || s.stage || s.days) {
+  // outcome, stage and days (with the agent, when given) select merchants that have one
+  // approved report of an active agent meeting all of them together. The agent alone is the
+  // summary join: a summary row exists exactly when there are such reports.
+  if (s.outcome || s.stage || s.days) {
     const report: Prisma.Sql[] = [Prisma.sql`r.merchant_id = m.id`, Prisma.sql`r.status = 'APPROVED'`];
     if (s.agentId) report.push(Prisma.sql`r.agent_id = ${s.agentId}::uuid`);
     if (s.outcome) report.push(Prisma.sql`r.outcome = ${s.outcome}::"Outcome"`);
@@ -85,53 +86,98 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
                                         WHERE ${Prisma.join(report, ' AND ')})`);
   }
   if (s.minReports) {
-    conditions.push(
-      s.agentId
-        ? Prisma.sql`coalesce(sa.report_count, 0) >= ${s.minReports}`
-        : Prisma.sql`m.report_count >= ${s.minReports}`,
-    );
+    conditions.push(s.agentId ? Prisma.sql`sa.report_count >= ${s.minReports}` : Prisma.sql`m.report_count >= ${s.minReports}`);
   }
   return Prisma.join(conditions, ' AND ');
 }
 
-// Sponsored listings first, then the chosen order, then id so pages are stable.
-function searchOrder(s: MerchantSearch): Prisma.Sql {
-  const sponsoredFirst = Prisma.sql`(sp.id IS NULL)`;
-  const count = s.agentId ? Prisma.sql`coalesce(sa.report_count, 0)` : Prisma.sql`m.report_count`;
+const sponsoredNow = (now: Date) => Prisma.sql`EXISTS (
+  SELECT 1 FROM sponsorships sp WHERE sp.merchant_id = m.id AND sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
+
+/** The merchants (and, for an agent, its summaries) that a search reads from. */
+const searchFrom = (s: MerchantSearch) =>
+  s.agentId
+    ? Prisma.sql`merchant_agent_summaries sa JOIN merchants m ON m.id = sa.merchant_id
+                   AND sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0`
+    : Prisma.sql`merchants m`;
+
+/**
+ * The chosen order, then name and id so pages are stable. "recent" puts merchants without
+ * reports last; it is split in two segments (with and without a last report) so that each
+ * can walk an index instead of sorting the directory.
+ */
+function orderSegments(s: MerchantSearch): Array<{ where: Prisma.Sql; order: Prisma.Sql }> {
+  const count = s.agentId ? Prisma.sql`sa.report_count` : Prisma.sql`m.report_count`;
   const last = s.agentId ? Prisma.sql`sa.last_reported_at` : Prisma.sql`m.last_reported_at`;
   switch (s.sort) {
     case 'name':
-      return Prisma.sql`${sponsoredFirst}, m.name, m.id`;
+      return [{ where: Prisma.sql`true`, order: Prisma.sql`m.name, m.id` }];
     case 'popular':
-      return Prisma.sql`${sponsoredFirst}, ${count} DESC, m.name, m.id`;
+      return [{ where: Prisma.sql`true`, order: Prisma.sql`${count} DESC, m.name, m.id` }];
     case 'rating':
-      return Prisma.sql`${sponsoredFirst}, sa.rating DESC NULLS LAST, ${count} DESC, m.name, m.id`;
+      return [{ where: Prisma.sql`true`, order: Prisma.sql`sa.rating DESC, ${count} DESC, m.name, m.id` }];
     case 'recent':
-      return Prisma.sql`${sponsoredFirst}, ${last} DESC NULLS LAST, m.name, m.id`;
+      return [
+        { where: Prisma.sql`${last} IS NOT NULL`, order: Prisma.sql`${last} DESC, m.name, m.id` },
+        { where: Prisma.sql`${last} IS NULL`, order: Prisma.sql`m.name, m.id` },
+      ];
   }
 }
 
-const agentSummaryJoin = (s: MerchantSearch) =>
-  s.agentId
-    ? Prisma.sql`LEFT JOIN merchant_agent_summaries sa ON sa.merchant_id = m.id AND sa.agent_id = ${s.agentId}::uuid`
-    : Prisma.empty;
+async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
+  return (await prisma.$queryRaw<Array<{ id: string }>>(sql)).map((r) => r.id);
+}
 
+async function countOf(prisma: PrismaClient, from: Prisma.Sql, where: Prisma.Sql): Promise<number> {
+  const rows = await prisma.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * One page of the directory: sponsored listings running now come first (in the chosen order),
+ * then everyone else. Each segment is its own query with its own LIMIT, so a page costs about
+ * the same whatever the size of the directory.
+ */
 export async function searchMerchants(
   prisma: PrismaClient,
   s: MerchantSearch,
 ): Promise<{ total: number; rows: MerchantRow[] }> {
+  const from = searchFrom(s);
   const where = searchConditions(s);
-  const join = agentSummaryJoin(s);
-  const [rows, counted] = await Promise.all([
-    prisma.$queryRaw<MerchantRow[]>`
-      SELECT ${merchantColumns(s.now)} ${join}
-       WHERE ${where}
-       ORDER BY ${searchOrder(s)}
-      OFFSET ${s.offset} LIMIT ${s.limit}`,
-    prisma.$queryRaw<Array<{ total: number }>>`
-      SELECT count(*)::int AS total FROM merchants m ${join} WHERE ${where}`,
+  const sponsored = sponsoredNow(s.now);
+  const segments = orderSegments(s);
+  const [total, sponsoredIds] = await Promise.all([
+    countOf(prisma, from, where),
+    // Sponsored listings are few: read them whole, segment by segment, in order.
+    idsOf(
+      prisma,
+      Prisma.sql`SELECT m.id FROM ${from} WHERE ${where} AND ${sponsored}
+                  ORDER BY ${Prisma.join([...(segments.length > 1 ? segments.map((g) => Prisma.sql`(${g.where}) DESC`) : []), segments[0]!.order])}`,
+    ),
   ]);
-  return { total: counted[0]?.total ?? 0, rows };
+
+  const ids = sponsoredIds.slice(s.offset, s.offset + s.limit);
+  let skip = Math.max(0, s.offset - sponsoredIds.length);
+  for (const segment of segments) {
+    if (ids.length >= s.limit) break;
+    const segmentWhere = Prisma.sql`${where} AND NOT ${sponsored} AND ${segment.where}`;
+    const page = await idsOf(
+      prisma,
+      Prisma.sql`SELECT m.id FROM ${from} WHERE ${segmentWhere} ORDER BY ${segment.order} OFFSET ${skip} LIMIT ${s.limit - ids.length}`,
+    );
+    ids.push(...page);
+    if (segments.length > 1 && page.length === 0 && skip > 0) {
+      // The offset lies past this segment: carry what is left of it into the next one.
+      skip = Math.max(0, skip - (await countOf(prisma, from, segmentWhere)));
+    } else {
+      skip = 0;
+    }
+  }
+  if (ids.length === 0) return { total, rows: [] };
+  const rows = await prisma.$queryRaw<MerchantRow[]>`
+    SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return { total, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
 }
 
 /** A public merchant by id (UUID) or slug. */

@@ -51,20 +51,31 @@ function conditions(f: PublicReportFilter): Prisma.Sql {
   return Prisma.join(list, ' AND ');
 }
 
+/**
+ * How many reports match, from the precomputed summaries (one row per public merchant and
+ * active agent with approved reports, counting them per overall outcome): counting the report
+ * rows themselves would cost as much as the directory is large.
+ */
+async function countPublicReports(prisma: PrismaClient, f: PublicReportFilter): Promise<number> {
+  const filters: Prisma.Sql[] = [Prisma.sql`true`];
+  if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
+  if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
+  const counted = f.outcome ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)` : Prisma.sql`s.report_count`;
+  const rows = await prisma.$queryRaw<Array<{ total: number }>>`
+    SELECT coalesce(sum(${counted}), 0)::int AS total FROM merchant_agent_summaries s
+     WHERE ${Prisma.join(filters, ' AND ')}`;
+  return rows[0]?.total ?? 0;
+}
+
 export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter) {
-  const where = conditions(f);
-  const [rows, counted] = await Promise.all([
+  const [rows, total] = await Promise.all([
     prisma.$queryRaw<PublicReportRow[]>`
-      SELECT ${publicColumns} WHERE ${where}
+      SELECT ${publicColumns} WHERE ${conditions(f)}
        ORDER BY r.created_at DESC, r.id DESC
       OFFSET ${f.offset} LIMIT ${f.limit}`,
-    prisma.$queryRaw<Array<{ total: number }>>`
-      SELECT count(*)::int AS total FROM reports r
-        JOIN merchants m ON m.id = r.merchant_id AND m.is_public
-        JOIN agents a ON a.id = r.agent_id AND a.active
-       WHERE ${where}`,
+    countPublicReports(prisma, f),
   ]);
-  return { total: counted[0]?.total ?? 0, rows };
+  return { total, rows };
 }
 
 export async function findPublicReport(prisma: PrismaClient, id: string): Promise<PublicReportRow | null> {
