@@ -3,12 +3,16 @@
 //   npm run bench                       demo size, then 100,000 merchants / 1,000,000 reports
 //   npm run bench -- --sizes 60:600     only the sizes given (merchants:reports, comma-separated)
 //   npm run bench -- --duration 5       seconds per endpoint (default 10)
+//   npm run bench -- --data-dir DIR     measure an existing DATA_DIR (e.g. one filled with
+//                                       `npm run seed -- --merchants 100000 --reports 1000000`)
 // Each size runs on its own throwaway embedded PostgreSQL; traffic stays on 127.0.0.1.
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
-import { createPool, createPrismaClient, ensureDatabaseExists } from '../src/db/client.js';
+import type pg from 'pg';
+import { createPool, createPrismaClient, ensureDatabaseExists, type PrismaClient } from '../src/db/client.js';
+import { openDatabase } from '../src/db/database.js';
 import { startEphemeralDatabase } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrations.js';
 import { loadDemoData } from '../src/db/seed/load.js';
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '60:600,100000:1000000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
+    'data-dir': { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map((pair) => {
@@ -56,8 +61,31 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
     started = Date.now();
     await recomputeAllSummaries(prisma, now);
     const summarySeconds = (Date.now() - started) / 1000;
-    await pool.query('ANALYZE');
     console.log(`\n${merchants} merchants, ${reports} reports: loaded in ${loadSeconds.toFixed(1)} s, summaries in ${summarySeconds.toFixed(1)} s`);
+    return await measure(pool, prisma, `${merchants}/${reports}`);
+  } finally {
+    await prisma.$disconnect();
+    await pool.end();
+    await server.stop();
+  }
+}
+
+async function benchDataDir(dataDir: string): Promise<Row[]> {
+  const db = await openDatabase(loadConfig({ ...process.env, DATA_DIR: dataDir }), { seed: false });
+  try {
+    const { rows } = await db.pool.query<{ merchants: number; reports: number }>(
+      'SELECT (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM reports) AS reports',
+    );
+    return await measure(db.pool, db.prisma, `${rows[0]!.merchants}/${rows[0]!.reports}`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promise<Row[]> {
+  {
+    const now = new Date();
+    await pool.query('ANALYZE');
 
     const { rows: [sample] } = await pool.query<{ slug: string; agent: string; category: string }>(
       `SELECT m.slug, (SELECT slug FROM agents WHERE active ORDER BY slug LIMIT 1) AS agent,
@@ -66,12 +94,17 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
     );
     // An agent account that has already reported 90 % of the merchants: the queue's hard case.
     const { rows: [agent] } = await pool.query<{ id: string }>('SELECT id FROM agents WHERE active ORDER BY slug LIMIT 1');
-    const account = await prisma.account.create({ data: { email: 'bench-agent@bench.example' } });
+    const account = await prisma.account.upsert({
+      where: { email: 'bench-agent@bench.example' },
+      create: { email: 'bench-agent@bench.example' },
+      update: {},
+    });
     const { key } = await issueKey(prisma, { accountId: account.id, agentId: agent!.id }, now);
     await pool.query(
       `INSERT INTO reports (id, account_id, merchant_id, agent_id, status, channel, outcome, privacy_confirmed, updated_at)
        SELECT gen_random_uuid(), $1, m.id, $2, 'PENDING', 'AGENT_KEY', 'WORKS', true, now()
-         FROM merchants m WHERE abs(hashtext(m.id::text)) % 10 <> 0`,
+         FROM merchants m WHERE abs(hashtext(m.id::text)) % 10 <> 0
+       ON CONFLICT DO NOTHING`,
       [account.id, agent!.id],
     );
     await pool.query('ANALYZE');
@@ -106,7 +139,7 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
         const { path: endpoint, headers } = typeof target === 'string' ? { path: target, headers: {} } : target;
         const result = await autocannon({ url: base + endpoint, connections, duration, headers });
         rows.push({
-          size: `${merchants}/${reports}`,
+          size,
           endpoint,
           rps: Math.round(result.requests.average),
           p50: result.latency.p50,
@@ -119,14 +152,11 @@ async function benchSize(merchants: number, reports: number): Promise<Row[]> {
       await new Promise((resolve) => http.close(resolve));
     }
     return rows;
-  } finally {
-    await prisma.$disconnect();
-    await pool.end();
-    await server.stop();
   }
 }
 
 const all: Row[] = [];
-for (const { merchants, reports } of sizes) all.push(...(await benchSize(merchants, reports)));
+if (values['data-dir']) all.push(...(await benchDataDir(values['data-dir'])));
+else for (const { merchants, reports } of sizes) all.push(...(await benchSize(merchants, reports)));
 console.log(`\n${connections} connections, ${duration} s per endpoint`);
 console.table(all);

@@ -91,8 +91,9 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
   return Prisma.join(conditions, ' AND ');
 }
 
-const sponsoredNow = (now: Date) => Prisma.sql`EXISTS (
-  SELECT 1 FROM sponsorships sp WHERE sp.merchant_id = m.id AND sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
+// Driven from the (few) sponsorships running now, probing merchants by primary key.
+const sponsoredNow = (now: Date) => Prisma.sql`m.id IN (
+  SELECT sp.merchant_id FROM sponsorships sp WHERE sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
 
 /** The merchants (and, for an agent, its summaries) that a search reads from. */
 const searchFrom = (s: MerchantSearch) =>
@@ -128,6 +129,9 @@ async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
   return (await prisma.$queryRaw<Array<{ id: string }>>(sql)).map((r) => r.id);
 }
 
+/** Searches narrowed by nothing but the agent: summary rows exist only for public merchants. */
+const onlyAgent = (s: MerchantSearch) => s.agentId && !s.q && !s.categoryId && !s.region && !s.outcome && !s.stage && !s.days;
+
 async function countOf(prisma: PrismaClient, from: Prisma.Sql, where: Prisma.Sql): Promise<number> {
   const rows = await prisma.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
   return rows[0]?.n ?? 0;
@@ -147,7 +151,11 @@ export async function searchMerchants(
   const sponsored = sponsoredNow(s.now);
   const segments = orderSegments(s);
   const [total, sponsoredIds] = await Promise.all([
-    countOf(prisma, from, where),
+    onlyAgent(s)
+      ? countOf(prisma, Prisma.sql`merchant_agent_summaries sa`, Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0${
+          s.minReports ? Prisma.sql` AND sa.report_count >= ${s.minReports}` : Prisma.empty
+        }`)
+      : countOf(prisma, from, where),
     // Sponsored listings are few: read them whole, segment by segment, in order.
     idsOf(
       prisma,
