@@ -267,8 +267,24 @@ export async function diffMigrationsToSchema(url: string): Promise<string> {
       filters,
     });
     // exitCode 2 means "there is a difference"; 0 means none.
-    return result.exitCode === 2 ? (result.stdout ?? '') : '';
+    return result.exitCode === 2 ? withoutCreatedExtensions(result.stdout ?? '', migrationsList) : '';
   });
+}
+
+/**
+ * Drops "CREATE EXTENSION" steps for extensions that a committed migration already creates:
+ * the engine, reading the replayed migrations through the driver adapter, does not see
+ * extensions, so it would propose them again on every diff.
+ */
+function withoutCreatedExtensions(sql: string, migrations: MigrationList): string {
+  const committed = migrations.migrationDirectories
+    .map((d) => (d.migrationFile.content.tag === 'ok' ? d.migrationFile.content.value : ''))
+    .join('\n');
+  const kept = sql.replace(
+    /(?:-- CreateExtension\n)?CREATE EXTENSION IF NOT EXISTS "([^"]+)";\n*/g,
+    (step: string, name: string) => (committed.includes(`CREATE EXTENSION IF NOT EXISTS "${name}"`) ? '' : step),
+  );
+  return kept.trim() ? kept : '';
 }
 
 /** Writes a new migration directory for the difference, or returns null when there is none. */
