@@ -27,48 +27,39 @@ const noStore: RequestHandler = (_req, res, next) => {
 };
 
 /** Bearer key, or else a signed-in browser session from our own origin. */
-function authenticate(deps: ContributionDeps): RequestHandler[] {
-  const bearer = bearerAuth({ prisma: deps.prisma, clock: deps.clock });
-  const sameOrigin = requireSameOrigin(deps.origin);
-  const sessionAccount = loadSessionAccount(deps.prisma);
-  const browser: RequestHandler[] = [
+const requireContributor: RequestHandler = (_req, res, next) => {
+  const account = res.locals.account;
+  if (!account) {
+    throw new HttpProblem({
+      status: 401,
+      code: 'unauthenticated',
+      title: 'Sign-in required',
+      detail: 'Sign in at /sign-in, or send an agent key as Authorization: Bearer <key>. Do not retry without one.',
+      headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
+    });
+  }
+  if (account.suspended) {
+    throw new HttpProblem({
+      status: 403,
+      code: 'account-suspended',
+      title: 'Account suspended',
+      detail: 'This account is suspended and cannot contribute. Do not retry.',
+    });
+  }
+  next();
+};
+
+/** Bearer key (with the private limits), or else a signed-in browser session from our own origin. */
+function authenticate(deps: ContributionDeps): RequestHandler {
+  // A router used as middleware runs its stack, then hands on to what follows.
+  const viaBearer = Router().use(bearerAuth({ prisma: deps.prisma, clock: deps.clock }), ...deps.privateLimiters);
+  const viaSession = Router().use(
+    requireSameOrigin(deps.origin),
     deps.session,
-    sessionAccount,
-    (_req, res, next) => {
-      const account = res.locals.account;
-      if (!account) {
-        throw new HttpProblem({
-          status: 401,
-          code: 'unauthenticated',
-          title: 'Sign-in required',
-          detail: 'Sign in at /sign-in, or send an agent key as Authorization: Bearer <key>. Do not retry without one.',
-          headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
-        });
-      }
-      if (account.suspended) {
-        throw new HttpProblem({
-          status: 403,
-          code: 'account-suspended',
-          title: 'Account suspended',
-          detail: 'This account is suspended and cannot contribute. Do not retry.',
-        });
-      }
-      next();
-    },
-  ];
-  const chain = (handlers: RequestHandler[]): RequestHandler => (req, res, next) => {
-    let i = 0;
-    const step = (error?: unknown): void => {
-      if (error) return next(error);
-      const handler = handlers[i++];
-      if (!handler) return next();
-      Promise.resolve(handler(req, res, step)).catch(next);
-    };
-    step();
-  };
-  const viaBearer = chain([bearer, ...deps.privateLimiters]);
-  const viaSession = chain([sameOrigin, ...browser]);
-  return [(req, res, next) => (hasBearer(req) ? viaBearer(req, res, next) : viaSession(req, res, next))];
+    loadSessionAccount(deps.prisma),
+    requireContributor,
+  );
+  return (req, res, next) => (hasBearer(req) ? viaBearer(req, res, next) : viaSession(req, res, next));
 }
 
 export function contributionRouter(deps: ContributionDeps): Router {
@@ -78,7 +69,7 @@ export function contributionRouter(deps: ContributionDeps): Router {
     '/reports',
     noStore,
     refuseKeyInQuery,
-    ...authenticate(deps),
+    authenticate(deps),
     requireJson,
     validateBody(reportSubmission),
     async (_req, res) => {
