@@ -1,8 +1,8 @@
 // The whole application over a fresh test database, with a clock the test controls.
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
+import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -21,11 +21,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A fresh directory inside the run's scratch directory (removed when the run ends). */
+export const scratchDataDir = (prefix = 'data-') => mkdtempSync(path.join(inject('scratchDir'), prefix));
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
     BASE_URL: TEST_BASE_URL,
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'acd-test-data-')),
+    DATA_DIR: scratchDataDir(),
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     LOG_LEVEL: 'silent',
     // Suites make many requests from one address; limit tests set their own values.

@@ -1,6 +1,9 @@
 // Starts one real PostgreSQL for the whole run (embedded, or TEST_DATABASE_URL's server),
 // migrates a template database once, and hands both to the tests. Each test file then
 // clones its own database from the template (test/setup/database.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEphemeralDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
@@ -10,6 +13,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** A scratch directory for the run (DATA_DIRs of test apps), removed at teardown. */
+    scratchDir: string;
   }
 }
 
@@ -44,9 +49,12 @@ export default async function setup(project: TestProject) {
 
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
+  const scratch = mkdtempSync(path.join(tmpdir(), 'acd-test-run-'));
+  project.provide('scratchDir', scratch);
 
   return async () => {
     await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`).catch(() => undefined);
     await embedded?.stop();
+    rmSync(scratch, { recursive: true, force: true });
   };
 }

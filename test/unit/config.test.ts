@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseEnv } from '../../src/config/env.js';
+import { scratchDataDir } from '../setup/app.js';
 
-const dataDir = () => mkdtempSync(path.join(tmpdir(), 'acd-config-'));
+const dataDir = () => scratchDataDir('config-');
 
 function configErrorFor(env: Record<string, string>): string {
   try {
