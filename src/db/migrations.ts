@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum } from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum, DriverAdapterError } from '@prisma/driver-adapter-utils';
 import type {
   SchemaEngine,
   MigrationList,
@@ -102,6 +102,24 @@ function catalogSafeAdapterFactory(connectionString: string): PrismaPg {
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
+    // adapter-pg splits scripts at every ";", which breaks function bodies ($$ ... $$) and
+    // string literals; PostgreSQL runs a multi-statement script itself (simple protocol).
+    adapter.executeScript = async (script) => {
+      try {
+        await pool.query(script);
+      } catch (error) {
+        const e = error as pg.DatabaseError;
+        throw new DriverAdapterError({
+          kind: 'postgres',
+          code: e.code ?? 'N/A',
+          severity: e.severity ?? 'N/A',
+          message: e.message,
+          detail: e.detail,
+          column: e.column,
+          hint: e.hint,
+        });
+      }
+    };
     const queryRaw = adapter.queryRaw.bind(adapter);
     adapter.queryRaw = async (q) => {
       const result = await queryRaw(q);

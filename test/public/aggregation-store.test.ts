@@ -2,8 +2,13 @@
 // sponsorship, and read with a constant number of queries.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { OUTCOMES, STAGES } from '../../src/modules/aggregation/constants.js';
 import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
+import { reportFacets } from '../../src/modules/aggregation/facets.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
+import { searchMerchants } from '../../src/modules/merchants/merchants.repository.js';
 import { recomputeAllSummaries, recomputeSummaries, reportPath } from '../../src/modules/aggregation/summaries.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
@@ -20,9 +25,11 @@ describe('precomputed summaries', () => {
   afterAll(() => t.close());
 
   const snapshot = () =>
-    sql<{ merchant_id: string; agent_id: string; summary: unknown; rating: number; report_count: number }>(
-      'SELECT merchant_id, agent_id, summary, rating, report_count FROM merchant_agent_summaries ORDER BY merchant_id, agent_id',
+    sql<{ merchant_id: string; agent_id: string; summary: unknown; rating: number; report_count: number; facets: unknown }>(
+      'SELECT merchant_id, agent_id, summary, rating, report_count, facets FROM merchant_agent_summaries ORDER BY merchant_id, agent_id',
     );
+  const merchantFacets = () =>
+    sql<{ id: string; report_facets: Record<string, string> }>('SELECT id, report_facets FROM merchants ORDER BY id');
 
   it('equal a fresh computation from the approved reports', async () => {
     const rows = await snapshot();
@@ -32,12 +39,69 @@ describe('precomputed summaries', () => {
       const fresh = computeAgentSummary(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? [], { now, reportUrl: reportPath });
       expect(row.summary).toEqual(JSON.parse(JSON.stringify(fresh)));
       expect(row.report_count).toBe(fresh.counts.total);
+      expect(row.facets).toEqual(reportFacets(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? []));
     }
+    // A merchant's facets are its summaries' facets merged, each token at its newest date.
+    const merged = new Map<string, Record<string, string>>();
+    for (const row of rows) {
+      const into = merged.get(row.merchant_id) ?? {};
+      for (const [token, at] of Object.entries(row.facets as Record<string, string>)) {
+        if (!(token in into) || into[token]! < at) into[token] = at;
+      }
+      merged.set(row.merchant_id, into);
+    }
+    for (const m of await merchantFacets()) expect(m.report_facets).toEqual(merged.get(m.id) ?? {});
     const totals = await sql<{ mismatched: number }>(
       `SELECT count(*)::int AS mismatched FROM merchants m
         WHERE m.report_count <> coalesce((SELECT sum(report_count) FROM merchant_agent_summaries s WHERE s.merchant_id = m.id), 0)`,
     );
     expect(totals[0].mismatched).toBe(0);
+  });
+
+  it('are what the report_facets migration backfills from the reports', async () => {
+    const dir = path.resolve('prisma/migrations');
+    const migration = readdirSync(dir).find((name) => name.endsWith('_report_facets'))!;
+    const statements = readFileSync(path.join(dir, migration, 'migration.sql'), 'utf8')
+      .split(/;\s*\n/)
+      .map((text) => text.replace(/^--.*$/gm, '').trim())
+      .filter((text) => text.startsWith('UPDATE'));
+    expect(statements).toHaveLength(2);
+    const [summaries, merchants] = [await snapshot(), await merchantFacets()];
+    await sql(`UPDATE merchant_agent_summaries SET facets = '{}'`);
+    await sql(`UPDATE merchants SET report_facets = '{}'`);
+    for (const statement of statements) await sql(statement);
+    expect(await snapshot()).toEqual(summaries);
+    expect(await merchantFacets()).toEqual(merchants);
+  });
+
+  it('answer the outcome, stage and days filters exactly as the approved reports do', async () => {
+    const agents = await sql<{ id: string }>('SELECT id FROM agents WHERE active ORDER BY slug LIMIT 2');
+    const since = new Date(now.getTime() - 30 * 86_400_000);
+    let nonEmpty = 0;
+    for (const agentId of [undefined, ...agents.map((a) => a.id)]) {
+      for (const outcome of [undefined, ...OUTCOMES]) {
+        for (const stage of [undefined, ...STAGES]) {
+          for (const days of [undefined, 30]) {
+            if (!outcome && !stage && !days) continue;
+            const { rows } = await searchMerchants(t.db.prisma, {
+              agentId, outcome, stage, days, sort: 'name', offset: 0, limit: 100_000, now,
+            });
+            // The definition: one approved report of an active agent meets all of them.
+            const expected = await sql<{ id: string }>(
+              `SELECT m.id FROM merchants m WHERE m.is_public AND EXISTS (
+                 SELECT 1 FROM reports r JOIN agents a ON a.id = r.agent_id AND a.active
+                  WHERE r.merchant_id = m.id AND r.status = 'APPROVED'
+                    AND ($1::uuid IS NULL OR r.agent_id = $1) AND ($2::text IS NULL OR r.outcome::text = $2)
+                    AND ($3::text IS NULL OR r.stage::text = $3) AND ($4::timestamptz IS NULL OR r.created_at >= $4))`,
+              [agentId ?? null, outcome ?? null, stage ?? null, days ? since : null],
+            );
+            expect(rows.map((r) => r.id).sort(), `${agentId} ${outcome} ${stage} ${days}`).toEqual(expected.map((r) => r.id).sort());
+            if (expected.length > 0) nonEmpty++;
+          }
+        }
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(100);
   });
 
   it('follow a change of evidence when recomputed in the same transaction', async () => {
@@ -116,11 +180,12 @@ describe('query counts', () => {
     // One of them is the rate-limit counter.
     expect(detailBusy).toBeLessThanOrEqual(4);
 
-    // Rate limit, count, sponsored listings, the page's ids, its rows, agents, summaries.
+    // Rate limit, directory version, count, the page's ids (sponsored, then the rest), its
+    // rows, agents, summaries.
     const list = await queriesFor('/api/v1/merchants');
-    expect(list).toBeLessThanOrEqual(8);
-    expect(await queriesFor('/api/v1/merchants?page=2&sort=popular')).toBe(list);
-    expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(8);
+    expect(list).toBeLessThanOrEqual(9);
+    expect(await queriesFor('/api/v1/merchants?page=2&sort=popular')).toBeLessThanOrEqual(9);
+    expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(9);
     expect(await queriesFor('/api/v1/reports')).toBeLessThanOrEqual(3);
   });
 });

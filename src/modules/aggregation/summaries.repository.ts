@@ -2,6 +2,7 @@
 // The only place where aggregation talks to the database.
 import type { Prisma, PrismaClient } from '../../db/client.js';
 import type { EvidenceReport } from './engine.js';
+import type { Facets } from './facets.js';
 import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
 
 /** A Prisma client or an interactive transaction's client. */
@@ -14,6 +15,7 @@ export interface SummaryRow {
   rating: number;
   reportCount: number;
   lastReportedAt: Date | null;
+  facets: Facets;
 }
 
 interface EvidenceRow {
@@ -83,27 +85,39 @@ export async function replaceSummaries(
   if (rows.length === 0) return;
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
-           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, computed_at)
-    SELECT merchant_id, agent_id, summary, rating, report_count, last_reported_at, ${computedAt}::timestamptz
+           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets, computed_at)
+    SELECT merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets, ${computedAt}::timestamptz
       FROM unnest(${rows.map((r) => r.merchantId)}::uuid[], ${rows.map((r) => r.agentId)}::uuid[],
                   ${rows.map((r) => JSON.stringify(r.summary))}::jsonb[], ${rows.map((r) => r.rating)}::float8[],
-                  ${rows.map((r) => r.reportCount)}::int[], ${rows.map((r) => r.lastReportedAt)}::timestamptz[])
-           AS t(merchant_id, agent_id, summary, rating, report_count, last_reported_at)`;
+                  ${rows.map((r) => r.reportCount)}::int[], ${rows.map((r) => r.lastReportedAt)}::timestamptz[],
+                  ${rows.map((r) => JSON.stringify(r.facets))}::jsonb[])
+           AS t(merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets)`;
 }
 
-/** Recomputes the merchants' denormalised report count and last report date from their summaries. */
+/**
+ * Recomputes the merchants' denormalised report count, last report date and report facets
+ * (each token's newest date over all agents) from their summaries.
+ */
 export async function refreshMerchantTotals(db: Db, merchantIds: readonly string[]): Promise<void> {
   if (merchantIds.length === 0) return;
   await db.$executeRaw`
     UPDATE merchants m
        SET report_count = coalesce(t.report_count, 0),
-           last_reported_at = t.last_reported_at
+           last_reported_at = t.last_reported_at,
+           report_facets = coalesce(f.facets, '{}'::jsonb)
       FROM unnest(${[...new Set(merchantIds)]}::uuid[]) AS ids(id)
       LEFT JOIN LATERAL (
         SELECT sum(s.report_count)::int AS report_count, max(s.last_reported_at) AS last_reported_at
           FROM merchant_agent_summaries s
          WHERE s.merchant_id = ids.id
       ) t ON true
+      LEFT JOIN LATERAL (
+        SELECT jsonb_object_agg(token, newest) AS facets
+          FROM (SELECT e.key AS token, max(e.value #>> '{}') AS newest
+                  FROM merchant_agent_summaries s, jsonb_each(s.facets) e
+                 WHERE s.merchant_id = ids.id
+                 GROUP BY e.key) tokens
+      ) f ON true
      WHERE m.id = ids.id`;
 }
 

@@ -3,6 +3,7 @@
 // deactivating an agent) call recomputeSummaries inside their own transaction.
 import type { PrismaClient } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
+import { reportFacets } from './facets.js';
 import {
   loadEvidence,
   merchantIdPage,
@@ -48,6 +49,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       // Sorting by "recent" wants the newest report even when it gave no task observation
       // (the summary's dates are null while untested).
       lastReportedAt: new Date(Math.max(...reports.map((r) => r.createdAt.getTime()))),
+      facets: reportFacets(reports),
     });
   }
   await replaceSummaries(db, unique, rows, now);

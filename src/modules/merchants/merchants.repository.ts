@@ -3,6 +3,8 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
+import { facetToken } from '../aggregation/facets.js';
+import { uncachedCounter, type Counter } from '../directory/counts.js';
 
 export type MerchantSort = 'recent' | 'popular' | 'name' | 'rating';
 
@@ -74,16 +76,18 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
   if (s.region) conditions.push(Prisma.sql`(${s.region} = ANY(m.service_regions) OR 'GLOBAL' = ANY(m.service_regions))`);
 
   // outcome, stage and days (with the agent, when given) select merchants that have one
-  // approved report of an active agent meeting all of them together. The agent alone is the
+  // approved report of an active agent meeting all of them together: the report facets
+  // (aggregation/facets.ts) hold each outcome/stage token with its newest report's date, per
+  // merchant and per merchant+agent summary, so no report is read. The agent alone is the
   // summary join: a summary row exists exactly when there are such reports.
-  if (s.outcome || s.stage || s.days) {
-    const report: Prisma.Sql[] = [Prisma.sql`r.merchant_id = m.id`, Prisma.sql`r.status = 'APPROVED'`];
-    if (s.agentId) report.push(Prisma.sql`r.agent_id = ${s.agentId}::uuid`);
-    if (s.outcome) report.push(Prisma.sql`r.outcome = ${s.outcome}::"Outcome"`);
-    if (s.stage) report.push(Prisma.sql`r.stage = ${s.stage}::"Stage"`);
-    if (s.days) report.push(Prisma.sql`r.created_at >= ${new Date(s.now.getTime() - s.days * 86_400_000)}`);
-    conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM reports r JOIN agents a ON a.id = r.agent_id AND a.active
-                                        WHERE ${Prisma.join(report, ' AND ')})`);
+  const facets = s.agentId ? Prisma.sql`sa.facets` : Prisma.sql`m.report_facets`;
+  const token = facetToken(s.outcome, s.stage);
+  const since = s.days ? new Date(s.now.getTime() - s.days * 86_400_000) : null;
+  if (token) {
+    conditions.push(Prisma.sql`${facets} ? ${token}`);
+    if (since) conditions.push(Prisma.sql`(${facets} ->> ${token})::timestamptz >= ${since}`);
+  } else if (since) {
+    conditions.push(s.agentId ? Prisma.sql`sa.last_reported_at >= ${since}` : Prisma.sql`m.last_reported_at >= ${since}`);
   }
   if (s.minReports) {
     conditions.push(s.agentId ? Prisma.sql`sa.report_count >= ${s.minReports}` : Prisma.sql`m.report_count >= ${s.minReports}`);
@@ -132,55 +136,51 @@ async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
 /** Searches narrowed by nothing but the agent: summary rows exist only for public merchants. */
 const onlyAgent = (s: MerchantSearch) => s.agentId && !s.q && !s.categoryId && !s.region && !s.outcome && !s.stage && !s.days;
 
-async function countOf(prisma: PrismaClient, from: Prisma.Sql, where: Prisma.Sql): Promise<number> {
-  const rows = await prisma.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
-  return rows[0]?.n ?? 0;
-}
+const countQuery = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
 
 /**
  * One page of the directory: sponsored listings running now come first (in the chosen order),
- * then everyone else. Each segment is its own query with its own LIMIT, so a page costs about
- * the same whatever the size of the directory.
+ * then everyone else. Each (sponsored or not) x (order segment) part is walked with its own
+ * OFFSET/LIMIT along an index, and a part is counted only when the page starts past its end,
+ * so a page costs about the same whatever the size of the directory or the number of
+ * sponsorships.
  */
 export async function searchMerchants(
   prisma: PrismaClient,
   s: MerchantSearch,
+  count: Counter = uncachedCounter(prisma),
 ): Promise<{ total: number; rows: MerchantRow[] }> {
   const from = searchFrom(s);
   const where = searchConditions(s);
   const sponsored = sponsoredNow(s.now);
   const segments = orderSegments(s);
-  const [total, sponsoredIds] = await Promise.all([
-    onlyAgent(s)
-      ? countOf(prisma, Prisma.sql`merchant_agent_summaries sa`, Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0${
-          s.minReports ? Prisma.sql` AND sa.report_count >= ${s.minReports}` : Prisma.empty
-        }`)
-      : countOf(prisma, from, where),
-    // Sponsored listings are few: read them whole, segment by segment, in order.
-    idsOf(
-      prisma,
-      Prisma.sql`SELECT m.id FROM ${from} WHERE ${where} AND ${sponsored}
-                  ORDER BY ${Prisma.join([...(segments.length > 1 ? segments.map((g) => Prisma.sql`(${g.where}) DESC`) : []), segments[0]!.order])}`,
-    ),
-  ]);
-
-  const ids = sponsoredIds.slice(s.offset, s.offset + s.limit);
-  let skip = Math.max(0, s.offset - sponsoredIds.length);
-  for (const segment of segments) {
-    if (ids.length >= s.limit) break;
-    const segmentWhere = Prisma.sql`${where} AND NOT ${sponsored} AND ${segment.where}`;
-    const page = await idsOf(
-      prisma,
-      Prisma.sql`SELECT m.id FROM ${from} WHERE ${segmentWhere} ORDER BY ${segment.order} OFFSET ${skip} LIMIT ${s.limit - ids.length}`,
-    );
-    ids.push(...page);
-    if (segments.length > 1 && page.length === 0 && skip > 0) {
-      // The offset lies past this segment: carry what is left of it into the next one.
-      skip = Math.max(0, skip - (await countOf(prisma, from, segmentWhere)));
-    } else {
-      skip = 0;
+  const parts = [
+    ...segments.map((g) => ({ where: Prisma.sql`${sponsored} AND ${g.where}`, order: g.order })),
+    ...segments.map((g) => ({ where: Prisma.sql`NOT ${sponsored} AND ${g.where}`, order: g.order })),
+  ];
+  const countAll = () => onlyAgent(s)
+    ? count(countQuery(Prisma.sql`merchant_agent_summaries sa`, Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0${
+        s.minReports ? Prisma.sql` AND sa.report_count >= ${s.minReports}` : Prisma.empty
+      }`))
+    : count(countQuery(from, where));
+  const pageIds = async () => {
+    const ids: string[] = [];
+    let skip = s.offset;
+    for (const part of parts) {
+      if (ids.length >= s.limit) break;
+      const partWhere = Prisma.sql`${where} AND ${part.where}`;
+      const page = await idsOf(
+        prisma,
+        Prisma.sql`SELECT m.id FROM ${from} WHERE ${partWhere} ORDER BY ${part.order} OFFSET ${skip} LIMIT ${s.limit - ids.length}`,
+      );
+      ids.push(...page);
+      // An empty answer with an offset means the page starts past this part: carry the rest
+      // of the offset into the next part.
+      skip = page.length === 0 && skip > 0 ? Math.max(0, skip - (await count(countQuery(from, partWhere)))) : 0;
     }
-  }
+    return ids;
+  };
+  const [total, ids] = await Promise.all([countAll(), pageIds()]);
   if (ids.length === 0) return { total, rows: [] };
   const rows = await prisma.$queryRaw<MerchantRow[]>`
     SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;

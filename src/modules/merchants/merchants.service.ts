@@ -14,6 +14,7 @@ import {
   PAGE_SIZE,
   type Links,
 } from '../directory/notice.js';
+import { cachedCounter } from '../directory/counts.js';
 import { UUID_PATTERN } from '../directory/query.js';
 import {
   findPublicMerchant,
@@ -123,10 +124,12 @@ export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuer
     sort: query.sort,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,
-    now: ctx.now,
+    // To the minute, so that count queries repeat (and hit the count cache) within a minute;
+    // sponsorships start and end on whole days, and `days` is not meant to the second.
+    now: new Date(Math.floor(ctx.now.getTime() / 60_000) * 60_000),
   };
   const [{ total, rows }, agents] = await Promise.all([
-    searchMerchants(ctx.prisma, search),
+    searchMerchants(ctx.prisma, search, await cachedCounter(ctx.prisma)),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
   const summaries = await summariesFor(
