@@ -26,7 +26,7 @@ describe('cached list totals', () => {
   async function list(path: string) {
     queries = [];
     const body = (await request(t.app).get(path).expect(200)).body as { total: number; data: Array<{ slug: string }> };
-    return { ...body, counts: queries.filter((q) => /count\(\*\)/.test(q)).length };
+    return { ...body, counts: queries.filter((q) => /count\(\*\)|\bsum\(/.test(q)).length };
   }
 
   it('counts once per version and answers repeats from the cache', async () => {
@@ -37,6 +37,17 @@ describe('cached list totals', () => {
     expect(again.counts).toBe(0);
     expect(again.total).toBe(first.total);
     expect(again.data).toEqual(first.data);
+  });
+
+  it('serves repeated report and category totals from the cache too', async () => {
+    for (const path of ['/api/v1/reports?outcome=BLOCKED', '/api/v1/categories']) {
+      const first = await list(path);
+      expect(first.counts, path).toBeGreaterThan(0);
+      const again = await list(path);
+      expect(again.counts, path).toBe(0);
+      expect(again.total).toBe(first.total);
+      expect(again.data).toEqual(first.data);
+    }
   });
 
   it('moves the version with every committed write to the tables behind the lists, and only then', async () => {

@@ -108,6 +108,22 @@ describe('GET /api/v1/merchants', () => {
     }
   });
 
+  it("resolves a merchant's original category string, in any case, without treating it as a pattern", async () => {
+    const [m] = await sql<{ id: string; slug: string; category_slug: string }>(
+      `SELECT m.id, m.slug, c.slug AS category_slug FROM merchants m JOIN categories c ON c.id = m.category_id
+        WHERE m.is_public ORDER BY m.name LIMIT 1`,
+    );
+    await sql(`UPDATE merchants SET category = 'Vintage Lamps & Lighting_Co' WHERE id = $1`, [m!.id]);
+    const res = await api(`/api/v1/merchants?category=${encodeURIComponent('vintage lamps & lighting_co')}&sort=name`).expect(200);
+    expect(res.body.data[0].categoryInfo.slug).toBe(m!.category_slug);
+    expect(res.body.data.map((x: { slug: string }) => x.slug)).toContain(m!.slug);
+    // "_" and "%" are characters here, not wildcards.
+    for (const pattern of ['vintage lamps & lighting%', 'vintage lamps & lighting_co_', '%']) {
+      const bad = await api(`/api/v1/merchants?category=${encodeURIComponent(pattern)}`).expect(400);
+      expect(bad.body.errors[0].parameter).toBe('category');
+    }
+  });
+
   it('filters by region, counting GLOBAL merchants as serving every region', async () => {
     const res = await api('/api/v1/merchants?region=de').expect(200);
     expect(res.body.total).toBeGreaterThan(0);

@@ -7,10 +7,10 @@ import type { AccountRole } from '../../generated/prisma/enums.js';
 import { insertAuditEntry } from '../moderation/moderation.repository.js';
 import { zodFieldErrors, type FormResult, type FormValues } from './admin.http.js';
 import { NotFoundError } from './directory.service.js';
+import { escapeLike } from '../../db/like.js';
 
 export const ACCOUNT_SEARCH_LIMIT = 50;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Accounts whose address contains `q` (case-insensitive), exact matches first. */
 export async function searchAccounts(prisma: PrismaClient, q: string) {

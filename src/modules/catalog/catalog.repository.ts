@@ -1,5 +1,8 @@
 // Categories and agents as the public directory sees them.
+import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
+import { escapeLike } from '../../db/like.js';
+import type { CachedQuery } from '../directory/counts.js';
 
 export interface CategoryRow {
   id: string;
@@ -16,15 +19,16 @@ export interface AgentRow {
   description: string | null;
 }
 
-export async function listCategories(prisma: PrismaClient, offset: number, limit: number) {
+/** A page of categories with their public merchant counts (from the directory's query cache). */
+export async function listCategories(prisma: PrismaClient, offset: number, limit: number, query: CachedQuery) {
   const [total, rows] = await Promise.all([
     prisma.category.count(),
-    prisma.$queryRaw<CategoryRow[]>`
+    query<CategoryRow>(Prisma.sql`
       SELECT c.id, c.name, c.slug,
              (SELECT count(*)::int FROM merchants m WHERE m.category_id = c.id AND m.is_public) AS "merchantCount"
         FROM categories c
        ORDER BY c.name, c.id
-      OFFSET ${offset} LIMIT ${limit}`,
+      OFFSET ${offset} LIMIT ${limit}`),
   ]);
   return { total, rows };
 }
@@ -34,16 +38,24 @@ export async function listCategories(prisma: PrismaClient, offset: number, limit
  * slug, or a merchant's original category string (all case-insensitive).
  */
 export async function resolveCategory(prisma: PrismaClient, value: string): Promise<CategoryRow | null> {
-  const rows = await prisma.$queryRaw<Array<Omit<CategoryRow, 'merchantCount'>>>`
+  const named = await prisma.$queryRaw<Array<Omit<CategoryRow, 'merchantCount'>>>`
     SELECT c.id, c.name, c.slug FROM categories c
      WHERE c.slug = lower(${value}) OR lower(c.name) = lower(${value})
         OR c.id IN (SELECT l.category_id FROM category_legacy_names l
                      WHERE l.slug = lower(${value}) OR lower(l.name) = lower(${value}))
-        OR c.id IN (SELECT m.category_id FROM merchants m
-                     WHERE lower(m.category) = lower(${value}) AND m.category_id IS NOT NULL)
      ORDER BY (c.slug = lower(${value})) DESC, (lower(c.name) = lower(${value})) DESC, c.name
      LIMIT 1`;
-  const row = rows[0];
+  // Only then a merchant's original category string: ILIKE without wildcards is a
+  // case-insensitive equality that the trigram index on merchants.category answers.
+  const row =
+    named[0] ??
+    (
+      await prisma.$queryRaw<Array<Omit<CategoryRow, 'merchantCount'>>>`
+        SELECT c.id, c.name, c.slug FROM categories c
+         WHERE c.id IN (SELECT m.category_id FROM merchants m WHERE m.category ILIKE ${escapeLike(value)})
+         ORDER BY c.name
+         LIMIT 1`
+    )[0];
   return row ? { ...row, merchantCount: 0 } : null;
 }
 

@@ -7,11 +7,12 @@ import {
   PAGE_SIZE,
   type Links,
 } from '../directory/notice.js';
+import { cachedQuery } from '../directory/counts.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
 import { findActiveAgent, listActiveAgents, listCategories, type AgentRow } from './catalog.repository.js';
 
 export async function categories(ctx: DirectoryContext, page: number) {
-  const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE, await cachedQuery(ctx.prisma));
   return {
     total,
     data: rows.map((c) => ({

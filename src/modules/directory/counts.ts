@@ -7,18 +7,21 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 
-/** Distinct count queries kept per version; a new version empties the cache. */
+/** Distinct queries kept per version; a new version empties the cache. */
 export const COUNT_CACHE_ENTRIES = 2_000;
 
 /** Counts the rows of one `SELECT count(*)::int AS n ...` query. */
 export type Counter = (query: Prisma.Sql) => Promise<number>;
 
-interface CountCache {
+/** Runs a read-only query whose rows depend only on the directory's tables. */
+export type CachedQuery = <T>(query: Prisma.Sql) => Promise<T[]>;
+
+interface QueryCache {
   version: bigint;
-  counts: Map<string, number>;
+  results: Map<string, unknown[]>;
 }
 
-const caches = new WeakMap<PrismaClient, CountCache>();
+const caches = new WeakMap<PrismaClient, QueryCache>();
 
 /** The current directory version as this transaction (or statement) sees it. */
 export async function directoryVersion(prisma: PrismaClient): Promise<bigint> {
@@ -26,35 +29,38 @@ export async function directoryVersion(prisma: PrismaClient): Promise<bigint> {
   return rows[0]?.version ?? 0n;
 }
 
-async function runCount(prisma: PrismaClient, query: Prisma.Sql): Promise<number> {
-  const rows = await prisma.$queryRaw<Array<{ n: number }>>(query);
-  return rows[0]?.n ?? 0;
-}
+/** Queries without a cache (tools, tests of the queries themselves). */
+export const uncachedQuery = (prisma: PrismaClient): CachedQuery => (query) => prisma.$queryRaw(query);
 
-/** Counts without a cache (tools, tests of the queries themselves). */
-export const uncachedCounter = (prisma: PrismaClient): Counter => (query) => runCount(prisma, query);
+/** Counts with `query`'s cache: `SELECT count(*)::int AS n ...`. */
+export const counterOf = (query: CachedQuery): Counter => async (sql) =>
+  (await query<{ n: number }>(sql))[0]?.n ?? 0;
+
+export const uncachedCounter = (prisma: PrismaClient): Counter => counterOf(uncachedQuery(prisma));
 
 /**
- * A counter for one request: reads the version once, then answers repeated count queries of
+ * A query runner for one request: reads the version once, then answers repeated queries of
  * that version from the cache. A request that saw an older version than the cache's neither
- * reads nor fills it.
+ * reads nor fills it. Results are shared: callers must not modify them.
  */
-export async function cachedCounter(prisma: PrismaClient): Promise<Counter> {
+export async function cachedQuery(prisma: PrismaClient): Promise<CachedQuery> {
   const version = await directoryVersion(prisma);
   let cache = caches.get(prisma);
   if (!cache || cache.version < version) {
-    cache = { version, counts: new Map() };
+    cache = { version, results: new Map() };
     caches.set(prisma, cache);
   }
   const current = cache;
-  if (current.version !== version) return uncachedCounter(prisma);
-  return async (query) => {
+  if (current.version !== version) return uncachedQuery(prisma);
+  return async <T>(query: Prisma.Sql) => {
     const key = `${query.sql}\u0000${JSON.stringify(query.values)}`;
-    const known = current.counts.get(key);
-    if (known !== undefined) return known;
-    const n = await runCount(prisma, query);
-    if (current.counts.size >= COUNT_CACHE_ENTRIES) current.counts.delete(current.counts.keys().next().value!);
-    current.counts.set(key, n);
-    return n;
+    const known = current.results.get(key);
+    if (known !== undefined) return known as T[];
+    const rows = await prisma.$queryRaw<T[]>(query);
+    if (current.results.size >= COUNT_CACHE_ENTRIES) current.results.delete(current.results.keys().next().value!);
+    current.results.set(key, rows);
+    return rows;
   };
 }
+
+export const cachedCounter = async (prisma: PrismaClient): Promise<Counter> => counterOf(await cachedQuery(prisma));

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
+import { escapeLike } from '../../db/like.js';
 
 export type MerchantSort = 'recent' | 'popular' | 'name' | 'rating';
 
@@ -49,7 +50,6 @@ export interface SummaryRow {
   summary: unknown;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // The columns of MerchantRow; the sponsorship only while it runs at `now`.
 const merchantColumns = (now: Date) => Prisma.sql`

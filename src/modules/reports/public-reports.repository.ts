@@ -1,6 +1,7 @@
 // Approved reports as the public sees them: public merchants, active agents, public columns only.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
+import { uncachedCounter, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
 
 export interface PublicReportRow {
@@ -56,24 +57,23 @@ function conditions(f: PublicReportFilter): Prisma.Sql {
  * active agent with approved reports, counting them per overall outcome): counting the report
  * rows themselves would cost as much as the directory is large.
  */
-async function countPublicReports(prisma: PrismaClient, f: PublicReportFilter): Promise<number> {
+function countPublicReports(count: Counter, f: PublicReportFilter): Promise<number> {
   const filters: Prisma.Sql[] = [Prisma.sql`true`];
   if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
   const counted = f.outcome ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)` : Prisma.sql`s.report_count`;
-  const rows = await prisma.$queryRaw<Array<{ total: number }>>`
-    SELECT coalesce(sum(${counted}), 0)::int AS total FROM merchant_agent_summaries s
-     WHERE ${Prisma.join(filters, ' AND ')}`;
-  return rows[0]?.total ?? 0;
+  return count(Prisma.sql`
+    SELECT coalesce(sum(${counted}), 0)::int AS n FROM merchant_agent_summaries s
+     WHERE ${Prisma.join(filters, ' AND ')}`);
 }
 
-export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter) {
+export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter, count: Counter = uncachedCounter(prisma)) {
   const [rows, total] = await Promise.all([
     prisma.$queryRaw<PublicReportRow[]>`
       SELECT ${publicColumns} WHERE ${conditions(f)}
        ORDER BY r.created_at DESC, r.id DESC
       OFFSET ${f.offset} LIMIT ${f.limit}`,
-    countPublicReports(prisma, f),
+    countPublicReports(count, f),
   ]);
   return { total, rows };
 }

@@ -11,6 +11,7 @@ import {
   type PublicReportRow,
 } from './public-reports.repository.js';
 import type { ReportQuery } from './public-reports.schemas.js';
+import { cachedCounter } from '../directory/counts.js';
 
 function reportView(links: Links, row: PublicReportRow) {
   return {
@@ -33,9 +34,10 @@ function reportView(links: Links, row: PublicReportRow) {
 }
 
 export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
-  const [agent, merchantExists] = await Promise.all([
+  const [agent, merchantExists, count] = await Promise.all([
     query.agent ? findActiveAgent(ctx.prisma, query.agent) : Promise.resolve(null),
     query.merchant ? publicMerchantExists(ctx.prisma, query.merchant) : Promise.resolve(true),
+    cachedCounter(ctx.prisma),
   ]);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   if (!merchantExists) throw invalidParameter('merchant', `no public merchant has the id "${query.merchant}"`);
@@ -45,7 +47,7 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
     outcome: query.outcome,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,
-  });
+  }, count);
   return { total, data: rows.map((row) => reportView(ctx, row)) };
 }
 

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "merchants_category_trgm_idx" ON "merchants" USING GIN ("category" gin_trgm_ops);
