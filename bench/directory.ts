@@ -5,6 +5,9 @@
 //   npm run bench -- --duration 5       seconds per endpoint (default 10)
 //   npm run bench -- --data-dir DIR     measure an existing DATA_DIR (e.g. one filled with
 //                                       `npm run seed -- --merchants 100000 --reports 1000000`)
+//   npm run bench -- --churn 20         also bump the directory version every 20 ms during the
+//                                       run (as a stream of moderation decisions would), so list
+//                                       totals are counted afresh instead of read from the cache
 // Each size runs on its own throwaway embedded PostgreSQL; traffic stays on 127.0.0.1.
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     'data-dir': { type: 'string' },
+    churn: { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map((pair) => {
@@ -37,6 +41,7 @@ const sizes = values.sizes.split(',').map((pair) => {
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
+const churnMs = values.churn === undefined ? null : Number(values.churn);
 
 interface Row {
   size: string;
@@ -134,6 +139,11 @@ async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promi
       { path: '/api/v1/automation/queue?retestAfterDays=7&limit=50', headers: { authorization: `Bearer ${key}` } },
     ];
     const rows: Row[] = [];
+    // A no-op write to a directory table still fires its statement trigger.
+    const churn =
+      churnMs === null
+        ? null
+        : setInterval(() => void pool.query('UPDATE categories SET updated_at = updated_at WHERE false'), churnMs);
     try {
       for (const target of endpoints) {
         const { path: endpoint, headers } = typeof target === 'string' ? { path: target, headers: {} } : target;
@@ -149,6 +159,7 @@ async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promi
         console.log(`  ${endpoint}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
       }
     } finally {
+      if (churn) clearInterval(churn);
       await new Promise((resolve) => http.close(resolve));
     }
     return rows;
@@ -158,5 +169,5 @@ async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promi
 const all: Row[] = [];
 if (values['data-dir']) all.push(...(await benchDataDir(values['data-dir'])));
 else for (const { merchants, reports } of sizes) all.push(...(await benchSize(merchants, reports)));
-console.log(`\n${connections} connections, ${duration} s per endpoint`);
+console.log(`\n${connections} connections, ${duration} s per endpoint${churnMs === null ? '' : `, directory version bumped every ${churnMs} ms`}`);
 console.table(all);

@@ -151,12 +151,15 @@ describe('precomputed summaries', () => {
 describe('query counts', () => {
   let t: TestApp;
   let count = 0;
+  let texts: string[] = [];
   beforeAll(async () => {
     t = await createDemoApp();
     const pool = t.db.pool;
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
     pool.query = ((...args: unknown[]) => {
       count++;
+      const text = args[0];
+      texts.push(typeof text === 'string' ? text : String((text as { text?: string }).text ?? ''));
       return query(...args);
     }) as typeof pool.query;
   });
@@ -188,5 +191,25 @@ describe('query counts', () => {
     expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(9);
     // Rate limit, directory version, the page, its total.
     expect(await queriesFor('/api/v1/reports')).toBeLessThanOrEqual(4);
+  });
+
+  it('never read the reports table for merchant lists and profiles, whatever the filters', async () => {
+    const agent = (await t.db.pool.query('SELECT slug FROM agents WHERE active LIMIT 1')).rows[0];
+    const merchant = (await t.db.pool.query('SELECT slug FROM merchants WHERE is_public LIMIT 1')).rows[0];
+    const paths = [
+      '/api/v1/merchants',
+      '/api/v1/merchants?outcome=BLOCKED&stage=CART&days=30&minReports=2&region=DE&sort=popular&page=2',
+      `/api/v1/merchants?agent=${agent.slug}&outcome=WORKS&days=90&sort=rating`,
+      `/api/v1/agents/${agent.slug}/merchants?stage=PURCHASE&sort=recent`,
+      '/api/v1/merchants?days=7&q=a&sort=name',
+      `/api/v1/merchants/${merchant.slug}`,
+      '/api/v1/categories',
+    ];
+    for (const path of paths) {
+      texts = [];
+      await request(t.app).get(path).expect(200);
+      expect(texts.length).toBeGreaterThan(2);
+      for (const text of texts) expect(text, path).not.toMatch(/\breports\b/);
+    }
   });
 });
