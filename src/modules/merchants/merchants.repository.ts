@@ -95,7 +95,7 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
   return Prisma.join(conditions, ' AND ');
 }
 
-// Driven from the (few) sponsorships running now, probing merchants by primary key.
+// Merchants with a sponsorship running now (the planner hashes the few running sponsorships).
 const sponsoredNow = (now: Date) => Prisma.sql`m.id IN (
   SELECT sp.merchant_id FROM sponsorships sp WHERE sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
 
