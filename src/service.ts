@@ -35,22 +35,37 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
-  // Hourly upkeep: summaries whose decay moved on, ended rate-limit windows.
-  const refresher = setInterval(() => {
-    const now = systemClock.now();
-    refreshStaleSummaries(database.prisma, now).catch((error: unknown) =>
-      logger.error({ err: error }, 'summary refresh failed'),
-    );
-    pruneRateLimitCounters(database.pool, now).catch((error: unknown) =>
-      logger.error({ err: error }, 'rate-limit pruning failed'),
-    );
-  }, SUMMARY_REFRESH_INTERVAL_MS);
+  // Upkeep, right after start (a restart after downtime catches up while already serving)
+  // and hourly: summaries whose recency decay moved on, ended rate-limit windows. One run at a
+  // time; shutdown stops it between two batches.
+  const shutdown = new AbortController();
+  let upkeep: Promise<void> | undefined;
+  const runUpkeep = () => {
+    upkeep ??= (async () => {
+      const now = systemClock.now();
+      try {
+        const refreshed = await refreshStaleSummaries(database.prisma, now, { signal: shutdown.signal });
+        if (refreshed > 0) logger.info({ summaries: refreshed }, 'recomputed summaries older than a day');
+      } catch (error) {
+        logger.error({ err: error }, 'summary refresh failed');
+      }
+      await pruneRateLimitCounters(database.pool, now).catch((error: unknown) =>
+        logger.error({ err: error }, 'rate-limit pruning failed'),
+      );
+    })().finally(() => {
+      upkeep = undefined;
+    });
+    return upkeep;
+  };
+  void runUpkeep();
+  const refresher = setInterval(() => void runUpkeep(), SUMMARY_REFRESH_INTERVAL_MS);
   refresher.unref();
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(refresher);
+      shutdown.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => {
@@ -59,6 +74,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       }, config.shutdownTimeoutMs);
       await closed;
       clearTimeout(force);
+      await upkeep;
       await database.close();
     })();
     return stopping;

@@ -8,7 +8,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { applyMigrations } from './migrations.js';
 import { createPool, createPrismaClient, ensureDatabaseExists, EMBEDDED_DATABASE_NAME, type PrismaClient } from './client.js';
 import { seedDemoDataIfEmpty } from './seed/load.js';
-import { recomputeAllSummaries, refreshStaleSummaries } from '../modules/aggregation/summaries.service.js';
+import { recomputeAllSummaries } from '../modules/aggregation/summaries.service.js';
 
 export interface Database {
   readonly url: string;
@@ -48,9 +48,6 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
         log?.info({ counts }, 'loaded the demo directory into the empty database');
       }
     }
-    // Recency decay moves statuses with time even when no report changes.
-    const refreshed = await refreshStaleSummaries(prisma, now);
-    if (refreshed > 0) log?.info({ summaries: refreshed }, 'recomputed summaries older than a day');
     const openedPool = pool;
     let closed = false;
     return {

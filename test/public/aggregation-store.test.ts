@@ -9,7 +9,12 @@ import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import { reportFacets } from '../../src/modules/aggregation/facets.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
 import { searchMerchants } from '../../src/modules/merchants/merchants.repository.js';
-import { recomputeAllSummaries, recomputeSummaries, reportPath } from '../../src/modules/aggregation/summaries.service.js';
+import {
+  recomputeAllSummaries,
+  recomputeSummaries,
+  refreshStaleSummaries,
+  reportPath,
+} from '../../src/modules/aggregation/summaries.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
 
@@ -102,6 +107,26 @@ describe('precomputed summaries', () => {
       }
     }
     expect(nonEmpty).toBeGreaterThan(100);
+  });
+
+  it('are recomputed once older than a day, batch by batch, until shutdown aborts', async () => {
+    const before = await snapshot();
+    const stale = before.slice(0, 7);
+    const ids = (rows: typeof stale) => [rows.map((r) => r.merchant_id), rows.map((r) => r.agent_id)];
+    const staleWhere = `(merchant_id, agent_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+    await sql(`UPDATE merchant_agent_summaries SET computed_at = $3, summary = '{}' WHERE ${staleWhere}`, [
+      ...ids(stale),
+      new Date(now.getTime() - 2 * 86_400_000),
+    ]);
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await refreshStaleSummaries(t.db.prisma, now, { signal: aborted.signal })).toBe(0);
+    expect(await refreshStaleSummaries(t.db.prisma, now, { batch: 3 })).toBe(7);
+    const refreshed = await sql<{ computed_at: Date }>(`SELECT computed_at FROM merchant_agent_summaries WHERE ${staleWhere}`, ids(stale));
+    expect(refreshed.map((r) => r.computed_at.toISOString())).toEqual(Array(7).fill(now.toISOString()));
+    // Recomputed from the reports as of the same moment: the same as before.
+    expect(await snapshot()).toEqual(before);
+    expect(await refreshStaleSummaries(t.db.prisma, now)).toBe(0);
   });
 
   it('follow a change of evidence when recomputed in the same transaction', async () => {

@@ -77,13 +77,22 @@ export async function recomputeAllSummaries(
   }
 }
 
-/** Recomputes summaries computed more than SUMMARY_MAX_AGE_MS ago; returns how many. */
-export async function refreshStaleSummaries(prisma: PrismaClient, now: Date, batch = 500): Promise<number> {
+/**
+ * Recomputes summaries computed more than SUMMARY_MAX_AGE_MS ago, a batch per transaction;
+ * returns how many. Stops between batches once `signal` is aborted (shutdown).
+ */
+export async function refreshStaleSummaries(
+  prisma: PrismaClient,
+  now: Date,
+  options: { batch?: number; signal?: AbortSignal } = {},
+): Promise<number> {
+  const batch = options.batch ?? 500;
   let total = 0;
-  for (;;) {
+  while (!options.signal?.aborted) {
     const pairs = await staleSummaryPairs(prisma, new Date(now.getTime() - SUMMARY_MAX_AGE_MS), batch);
-    if (pairs.length === 0) return total;
+    if (pairs.length === 0) break;
     await prisma.$transaction((tx) => recomputeSummaries(tx, pairs, now), BULK_TRANSACTION);
     total += pairs.length;
   }
+  return total;
 }
