@@ -286,6 +286,24 @@ describe('moderation service', () => {
     });
   });
 
+  it('does not deadlock with a directory edit that writes the merchant later in its transaction', async () => {
+    const r = await pickReport('PENDING');
+    const editor = await db.pool.connect();
+    try {
+      await editor.query('BEGIN');
+      // Takes the directory version first (statement trigger), then, after a pause, the merchant.
+      await editor.query(`UPDATE categories SET updated_at = updated_at WHERE false`);
+      const approval = approveReport(db.prisma, { reportId: r.id, actorId: null, now: nextNow() });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await editor.query(`UPDATE merchants SET updated_at = now() WHERE id = $1`, [r.merchant_id]);
+      await editor.query('COMMIT');
+      await expect(approval).resolves.toMatchObject({ status: 'APPROVED' });
+    } finally {
+      editor.release();
+    }
+    expect((await counts(r)).pair).toBeGreaterThan(0);
+  });
+
   it('reports an unknown report id as ReportNotFoundError', async () => {
     for (const reportId of [randomUUID(), 'not-a-uuid', '']) {
       await expect(approveReport(db.prisma, { reportId, actorId: null, now: nextNow() })).rejects.toBeInstanceOf(ReportNotFoundError);

@@ -88,7 +88,7 @@ export async function insertReportAuditEntry(tx: Tx, entry: AuditEntry): Promise
  * merchant row is the natural lock: every recomputation ends by writing it.
  */
 export async function lockMerchantSummaries(tx: Tx, merchantId: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId}::uuid FOR NO KEY UPDATE`;
+  await lockMerchantsSummaries(tx, [merchantId]);
 }
 
 export interface GeneralAuditEntry {
@@ -125,12 +125,14 @@ export async function insertAuditEntry(tx: Tx, entry: GeneralAuditEntry): Promis
 }
 
 /**
- * lockMerchantSummaries for several merchants at once, in id order, so that two transactions
- * locking overlapping sets (an agent's deactivation and a moderator's decision) cannot
- * deadlock.
+ * Locks merchants (and so their summaries) in id order, so that two transactions locking
+ * overlapping sets (an agent's deactivation and a moderator's decision) cannot deadlock.
+ * The directory version row comes first: every write to the directory's tables takes it
+ * (statement triggers) before any row lock, and this must keep that order.
  */
 export async function lockMerchantsSummaries(tx: Tx, merchantIds: readonly string[]): Promise<void> {
   if (merchantIds.length === 0) return;
+  await tx.$queryRaw`SELECT id FROM directory_version WHERE id = 1 FOR NO KEY UPDATE`;
   await tx.$queryRaw`
     SELECT id FROM merchants WHERE id = ANY(${[...new Set(merchantIds)]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 }
