@@ -11,7 +11,6 @@ import { escapeLike } from '../../db/like.js';
 
 export const ACCOUNT_SEARCH_LIMIT = 50;
 
-
 /** Accounts whose address contains `q` (case-insensitive), exact matches first. */
 export async function searchAccounts(prisma: PrismaClient, q: string) {
   const needle = q.trim().toLowerCase();

@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 
 /** Distinct queries kept per version; a new version empties the cache. */
-export const COUNT_CACHE_ENTRIES = 2_000;
+export const QUERY_CACHE_ENTRIES = 2_000;
 
 /** Counts the rows of one `SELECT count(*)::int AS n ...` query. */
 export type Counter = (query: Prisma.Sql) => Promise<number>;
@@ -57,7 +57,7 @@ export async function cachedQuery(prisma: PrismaClient): Promise<CachedQuery> {
     const known = current.results.get(key);
     if (known !== undefined) return known as T[];
     const rows = await prisma.$queryRaw<T[]>(query);
-    if (current.results.size >= COUNT_CACHE_ENTRIES) current.results.delete(current.results.keys().next().value!);
+    if (current.results.size >= QUERY_CACHE_ENTRIES) current.results.delete(current.results.keys().next().value!);
     current.results.set(key, rows);
     return rows;
   };

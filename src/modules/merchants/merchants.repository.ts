@@ -50,7 +50,6 @@ export interface SummaryRow {
   summary: unknown;
 }
 
-
 // The columns of MerchantRow; the sponsorship only while it runs at `now`.
 const merchantColumns = (now: Date) => Prisma.sql`
   m.id, m.slug, m.name, m.website, m.category,
