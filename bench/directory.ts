@@ -128,6 +128,8 @@ async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promi
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     const endpoints: Array<string | { path: string; headers: Record<string, string> }> = [
       '/api/v1/merchants',
+      // The same page as most HTTP clients ask for it: compressed.
+      { path: '/api/v1/merchants', headers: { 'accept-encoding': 'gzip' } },
       '/api/v1/merchants?sort=popular&page=40',
       `/api/v1/merchants?agent=${sample!.agent}&sort=rating`,
       `/api/v1/merchants?category=${sample!.category}&outcome=BLOCKED`,
@@ -148,15 +150,16 @@ async function measure(pool: pg.Pool, prisma: PrismaClient, size: string): Promi
       for (const target of endpoints) {
         const { path: endpoint, headers } = typeof target === 'string' ? { path: target, headers: {} } : target;
         const result = await autocannon({ url: base + endpoint, connections, duration, headers });
+        const label = headers['accept-encoding'] ? `${endpoint} (${headers['accept-encoding']})` : endpoint;
         rows.push({
           size,
-          endpoint,
+          endpoint: label,
           rps: Math.round(result.requests.average),
           p50: result.latency.p50,
           p99: result.latency.p99,
           errors: result.errors + result.non2xx,
         });
-        console.log(`  ${endpoint}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+        console.log(`  ${label}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
       }
     } finally {
       if (churn) clearInterval(churn);

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import compression from 'compression';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
@@ -89,6 +90,9 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them: a directory
+  // page of 24 merchants with their per-agent summaries is ~0.5 MB of JSON and ~35 KB gzipped.
+  app.use(compression());
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
