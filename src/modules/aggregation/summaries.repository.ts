@@ -83,15 +83,25 @@ export async function replaceSummaries(
            AS pair(merchant_id, agent_id)
      WHERE s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
   if (rows.length === 0) return;
+  // One jsonb document for all rows: PostgreSQL parses it once, where arrays of JSON texts
+  // would be escaped element by element by the driver and parsed twice by the server.
+  const document = JSON.stringify(
+    rows.map((r) => ({
+      m: r.merchantId,
+      a: r.agentId,
+      s: r.summary,
+      r: r.rating,
+      n: r.reportCount,
+      l: r.lastReportedAt?.toISOString() ?? null,
+      f: r.facets,
+    })),
+  );
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
            (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets, computed_at)
-    SELECT merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets, ${computedAt}::timestamptz
-      FROM unnest(${rows.map((r) => r.merchantId)}::uuid[], ${rows.map((r) => r.agentId)}::uuid[],
-                  ${rows.map((r) => JSON.stringify(r.summary))}::jsonb[], ${rows.map((r) => r.rating)}::float8[],
-                  ${rows.map((r) => r.reportCount)}::int[], ${rows.map((r) => r.lastReportedAt)}::timestamptz[],
-                  ${rows.map((r) => JSON.stringify(r.facets))}::jsonb[])
-           AS t(merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets)`;
+    SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int,
+           (e->>'l')::timestamptz, e->'f', ${computedAt}::timestamptz
+      FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 
 /**
