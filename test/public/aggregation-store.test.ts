@@ -109,6 +109,50 @@ describe('precomputed summaries', () => {
     expect(nonEmpty).toBeGreaterThan(100);
   });
 
+  it('page the directory exactly as one ordered query would, at any page size and offset', async () => {
+    const agentId = (await sql<{ id: string }>('SELECT id FROM agents WHERE active ORDER BY slug LIMIT 1'))[0].id;
+    const categoryId = (await sql<{ category_id: string }>(
+      'SELECT category_id FROM merchants WHERE is_public AND category_id IS NOT NULL GROUP BY category_id ORDER BY count(*) DESC LIMIT 1',
+    ))[0].category_id;
+    const orders = {
+      recent: (c: string) => `${c}.last_reported_at IS NULL, ${c}.last_reported_at DESC, m.name, m.id`,
+      popular: (c: string) => `${c}.report_count DESC, m.name, m.id`,
+      name: () => 'm.name, m.id',
+      rating: () => 'sa.rating DESC, sa.report_count DESC, m.name, m.id',
+    };
+    const sponsored = `m.id IN (SELECT merchant_id FROM sponsorships WHERE starts_at <= $1 AND (ends_at IS NULL OR ends_at > $1))`;
+    let mixed = 0;
+    for (const sort of ['recent', 'popular', 'name', 'rating'] as const) {
+      for (const agent of sort === 'rating' ? [agentId] : [undefined, agentId]) {
+        for (const filter of [{}, { categoryId }, { minReports: 12 }]) {
+          const c = agent ? 'sa' : 'm';
+          const expected = (
+            await sql<{ id: string; sponsored: boolean }>(
+              `SELECT m.id, ${sponsored} AS sponsored
+                 FROM merchants m ${agent ? 'JOIN merchant_agent_summaries sa ON sa.merchant_id = m.id AND sa.agent_id = $2::uuid AND sa.report_count > 0' : ''}
+                WHERE m.is_public ${agent ? '' : 'AND $2::uuid IS NULL'} AND ($3::uuid IS NULL OR m.category_id = $3) AND ($4::int IS NULL OR ${c}.report_count >= $4)
+                ORDER BY ${sponsored} DESC, ${orders[sort](c)}`,
+              [now, agent ?? null, 'categoryId' in filter ? filter.categoryId : null, 'minReports' in filter ? filter.minReports : null],
+            )
+          );
+          if (new Set(expected.map((row) => row.sponsored)).size === 2) mixed++;
+          for (const limit of [1, 7, 24]) {
+            const walked: string[] = [];
+            for (let offset = 0; ; offset += limit) {
+              const { total, rows } = await searchMerchants(t.db.prisma, { agentId: agent, ...filter, sort, offset, limit, now });
+              expect(total).toBe(expected.length);
+              if (rows.length === 0) break;
+              walked.push(...rows.map((row) => row.id));
+            }
+            expect(walked, `${sort} ${agent} ${JSON.stringify(filter)} ${limit}`).toEqual(expected.map((row) => row.id));
+          }
+        }
+      }
+    }
+    // Sponsored and other listings together on most of those lists: the parts meet on pages.
+    expect(mixed).toBeGreaterThan(4);
+  });
+
   it('are recomputed once older than a day, batch by batch, until shutdown aborts', async () => {
     const before = await snapshot();
     const stale = before.slice(0, 7);
