@@ -126,15 +126,13 @@ describe('precomputed summaries', () => {
       for (const agent of sort === 'rating' ? [agentId] : [undefined, agentId]) {
         for (const filter of [{}, { categoryId }, { minReports: 12 }]) {
           const c = agent ? 'sa' : 'm';
-          const expected = (
-            await sql<{ id: string; sponsored: boolean }>(
+          const expected = await sql<{ id: string; sponsored: boolean }>(
               `SELECT m.id, ${sponsored} AS sponsored
                  FROM merchants m ${agent ? 'JOIN merchant_agent_summaries sa ON sa.merchant_id = m.id AND sa.agent_id = $2::uuid AND sa.report_count > 0' : ''}
                 WHERE m.is_public ${agent ? '' : 'AND $2::uuid IS NULL'} AND ($3::uuid IS NULL OR m.category_id = $3) AND ($4::int IS NULL OR ${c}.report_count >= $4)
                 ORDER BY ${sponsored} DESC, ${orders[sort](c)}`,
               [now, agent ?? null, 'categoryId' in filter ? filter.categoryId : null, 'minReports' in filter ? filter.minReports : null],
-            )
-          );
+            );
           if (new Set(expected.map((row) => row.sponsored)).size === 2) mixed++;
           for (const limit of [1, 7, 24]) {
             const walked: string[] = [];
