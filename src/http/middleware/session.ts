@@ -20,7 +20,7 @@ const SESSION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 export function sessionMiddleware(pool: pg.Pool, config: Config): RequestHandler {
   const PgStore = connectPgSimple(session);
-  return session({
+  const middleware = session({
     name: SESSION_COOKIE,
     secret: config.sessionSecret,
     store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: 15 * 60 }),
@@ -36,4 +36,19 @@ export function sessionMiddleware(pool: pg.Pool, config: Config): RequestHandler
       path: '/',
     },
   });
+  // express-session saves a changed session when the response ends and reports a failed save
+  // by calling next(error) once more, after the response has begun. Express's final handler
+  // would then destroy the socket and cut the response short (a compressed body is still in
+  // zlib), so such a late failure is logged instead: the response itself is complete.
+  return (req, res, next) => {
+    let passed = false;
+    void middleware(req, res, (error?: unknown) => {
+      if (!passed) {
+        passed = true;
+        next(error);
+        return;
+      }
+      if (error) req.log?.error({ err: error }, 'the session could not be saved after the response');
+    });
+  };
 }
