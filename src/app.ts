@@ -1,16 +1,14 @@
 // createApp builds the whole HTTP application from its dependencies and never listens:
 // server.ts starts it, tests drive it with supertest.
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
-import { redactUrl } from './logger.js';
+import { requestLog } from './http/middleware/request-log.js';
 import type { PrismaClient } from './db/client.js';
 import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
@@ -21,6 +19,8 @@ import { sessionMiddleware } from './http/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
+import type { DirectoryVersions } from './modules/directory/version.js';
+import { ResponseCache, settleWrites } from './http/middleware/response-cache.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,11 +30,11 @@ export interface AppDeps {
   prisma: PrismaClient;
   pool: pg.Pool;
   clock: Clock;
+  /** The directory version this process knows (modules/directory/version.ts). */
+  versions: DirectoryVersions;
   /** Defaults to SMTP (SMTP_URL) or the DATA_DIR outbox. */
   mailer?: Mailer;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
@@ -42,28 +42,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(req.url),
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, error) =>
-        error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    }),
-  );
+  app.use(requestLog(logger));
   // A strict Content-Security-Policy: scripts and styles only from our own files (no inline
   // script, style or handler), no plugins, no framing, forms only to us. Referrer-Policy is
   // same-origin, not helmet's no-referrer: under no-referrer browsers send `Origin: null` on
@@ -90,17 +69,20 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
-  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them: a directory
-  // page of 24 merchants with their per-agent summaries is ~0.5 MB of JSON and ~35 KB gzipped.
-  app.use(compression());
+  app.use(settleWrites(deps.versions));
+  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them. The routers
+  // apply it where answers are not served by the response cache, which compresses each cached
+  // answer once.
+  const compress = compression();
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
-  app.use('/static', express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
+  app.use('/static', compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
 
   app.use(healthRouter(deps.pool));
   const session = sessionMiddleware(deps.pool, config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
+  const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
   app.use(
     '/api',
     apiRouter({
@@ -112,6 +94,9 @@ export function createApp(deps: AppDeps): Express {
       limits: config.limits,
       session,
       quotas,
+      responses,
+      compress,
+      logger,
       cursorSecret: config.sessionSecret,
     }),
   );
@@ -127,6 +112,7 @@ export function createApp(deps: AppDeps): Express {
       mailer,
       session,
       quotas,
+      responses,
     }),
   );
 

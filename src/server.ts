@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     await service.stop();
     process.exit(0);
   }
-  logger.info({ url: config.baseUrl, embeddedDatabase: service.database.embedded }, 'listening');
+  if (service.server) logger.info({ url: config.baseUrl, embeddedDatabase: service.database.embedded }, 'listening');
 }
 
 await main();

@@ -1,6 +1,8 @@
-// The running service: database (embedded unless DATABASE_URL), HTTP listener, and an
-// orderly stop: stop accepting, finish in-flight requests, close the pool, stop the
-// embedded database.
+// The running service: database (embedded unless DATABASE_URL), HTTP listener, upkeep, and an
+// orderly stop: stop accepting, finish in-flight requests, close the pool, stop the embedded
+// database. With WEB_CONCURRENCY > 1 the primary process owns the database and the upkeep and
+// forks that many HTTP workers, which share the port (Node's cluster module) and the database.
+import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
@@ -9,35 +11,29 @@ import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { pruneRateLimitCounters } from './http/middleware/rate-limit.js';
+import { watchDirectoryVersion } from './modules/directory/version.js';
 
 /** How often a running service recomputes summaries whose recency decay has moved on. */
 const SUMMARY_REFRESH_INTERVAL_MS = 60 * 60 * 1000;
+/** Set in the environment of cluster workers. */
+const WORKER_FLAG = 'ACD_CLUSTER_WORKER';
 
 export interface RunningService {
-  readonly server: Server;
+  /** This process's HTTP server; null in a cluster primary, which does not serve. */
+  readonly server: Server | null;
   readonly database: Database;
   readonly url: string;
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { seed: config.seedDemoData, logger });
-  const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock });
-  let server: Server;
-  try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
-    });
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG] === '1';
 
-  // Upkeep, right after start (a restart after downtime catches up while already serving)
-  // and hourly: summaries whose recency decay moved on, ended rate-limit windows. One run at a
-  // time; shutdown stops it between two batches.
+/**
+ * Upkeep, right after start (a restart after downtime catches up while already serving) and
+ * hourly: summaries whose recency decay moved on, ended rate-limit windows. One run at a time;
+ * stop() ends a run between two batches.
+ */
+function startUpkeep(database: Database, logger: Logger): { stop(): Promise<void> } {
   const shutdown = new AbortController();
   let upkeep: Promise<void> | undefined;
   const runUpkeep = () => {
@@ -58,14 +54,36 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     return upkeep;
   };
   void runUpkeep();
-  const refresher = setInterval(() => void runUpkeep(), SUMMARY_REFRESH_INTERVAL_MS);
-  refresher.unref();
-
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      clearInterval(refresher);
+  const timer = setInterval(() => void runUpkeep(), SUMMARY_REFRESH_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
       shutdown.abort();
+      await upkeep;
+    },
+  };
+}
+
+/** Serves HTTP from this process over an open database. */
+async function startHttp(config: Config, logger: Logger, database: Database) {
+  const versions = await watchDirectoryVersion(database.pool, { logger });
+  const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+    });
+  } catch (error) {
+    await versions.close();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    server,
+    port,
+    async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => {
@@ -74,11 +92,122 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       }, config.shutdownTimeoutMs);
       await closed;
       clearTimeout(force);
-      await upkeep;
-      await database.close();
-    })();
-    return stopping;
+      await versions.close();
+    },
   };
-  return { server, database, url: `http://localhost:${port}`, stop };
 }
 
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  if (isClusterWorker()) return startWorker(config, logger);
+  if (config.webConcurrency > 1 && cluster.isPrimary) return startPrimary(config, logger);
+  const database = await openDatabase(config, { seed: config.seedDemoData, logger });
+  let http: Awaited<ReturnType<typeof startHttp>>;
+  try {
+    http = await startHttp(config, logger, database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const upkeep = startUpkeep(database, logger);
+  let stopping: Promise<void> | undefined;
+  return {
+    server: http.server,
+    database,
+    url: `http://localhost:${http.port}`,
+    stop: () =>
+      (stopping ??= (async () => {
+        await upkeep.stop();
+        await http.stop();
+        await database.close();
+      })()),
+  };
+}
+
+/** A cluster worker: HTTP only, on the database the primary prepared (its DATABASE_URL). */
+async function startWorker(config: Config, logger: Logger): Promise<RunningService> {
+  const database = await openDatabase(config, { seed: false, migrate: false, logger });
+  let http: Awaited<ReturnType<typeof startHttp>>;
+  try {
+    http = await startHttp(config, logger, database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    server: http.server,
+    database,
+    url: `http://localhost:${http.port}`,
+    stop: () =>
+      (stopping ??= (async () => {
+        await http.stop();
+        await database.close();
+      })()),
+  };
+}
+
+/**
+ * The cluster primary: prepares the database (embedded start, migrations, demo data), runs the
+ * upkeep, forks WEB_CONCURRENCY workers and replaces any that dies. It stops the workers first
+ * (each finishes its in-flight requests) and the database last.
+ */
+async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
+  const database = await openDatabase(config, { seed: config.seedDemoData, logger });
+  const upkeep = startUpkeep(database, logger);
+  let stopping = false;
+  let restarts = 0;
+  const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });
+  const listening = new Promise<void>((resolve, reject) => {
+    let ready = 0;
+    cluster.on('listening', () => {
+      ready += 1;
+      if (ready === config.webConcurrency) resolve();
+    });
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) return;
+      if (ready < config.webConcurrency) {
+        reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
+        return;
+      }
+      // A worker that dies is replaced, at most one a second after repeated failures.
+      logger.error({ worker: worker.process.pid, code, signal }, 'HTTP worker exited; starting another');
+      restarts += 1;
+      setTimeout(() => fork(), Math.min(1_000, 50 * restarts)).unref();
+    });
+  });
+  for (let i = 0; i < config.webConcurrency; i++) fork();
+  try {
+    await listening;
+  } catch (error) {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    await upkeep.stop();
+    await database.close();
+    throw error;
+  }
+  logger.info({ workers: config.webConcurrency }, 'HTTP workers listening');
+  let stopped: Promise<void> | undefined;
+  return {
+    server: null,
+    database,
+    url: `http://localhost:${config.port}`,
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        const exits = Object.values(cluster.workers ?? {}).flatMap((worker) =>
+          worker && !worker.isDead()
+            ? [
+                new Promise<void>((resolve) => {
+                  worker.once('exit', () => resolve());
+                  // Its own shutdown finishes the requests in flight, then it exits.
+                  worker.process.kill('SIGTERM');
+                }),
+              ]
+            : [],
+        );
+        await Promise.all(exits);
+        await upkeep.stop();
+        await database.close();
+      })()),
+  };
+}

@@ -86,6 +86,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
   SEED_DEMO_DATA: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  WEB_CONCURRENCY: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   // Limits (spec section 8); raise them for a benchmark, the limiters stay in the request path.
   LIMIT_PUBLIC_PER_MINUTE: positiveInt(120),
   LIMIT_PRIVATE_PER_MINUTE: positiveInt(120),
@@ -117,6 +118,8 @@ export interface Config {
   readonly logLevel: Env['LOG_LEVEL'];
   readonly seedDemoData: boolean;
   readonly shutdownTimeoutMs: number;
+  /** HTTP processes serving one port (Node's cluster module); 1 serves from this process. */
+  readonly webConcurrency: number;
   readonly limits: Readonly<{
     publicPerMinute: number;
     privatePerMinute: number;
@@ -179,6 +182,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     seedDemoData: env.SEED_DEMO_DATA === 'true',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    webConcurrency: env.WEB_CONCURRENCY,
     limits: Object.freeze({
       publicPerMinute: env.LIMIT_PUBLIC_PER_MINUTE,
       privatePerMinute: env.LIMIT_PRIVATE_PER_MINUTE,

@@ -21,6 +21,8 @@ export interface Database {
 export interface OpenOptions {
   /** Load the demo directory when the database is empty. */
   seed: boolean;
+  /** Apply pending migrations first (default true; cluster workers leave it to the primary). */
+  migrate?: boolean;
   logger?: Logger;
 }
 
@@ -36,8 +38,10 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
   let pool: pg.Pool | undefined;
   try {
-    const applied = await applyMigrations(url);
-    if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
+    if (options.migrate !== false) {
+      const applied = await applyMigrations(url);
+      if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
+    }
     pool = createPool(url);
     const prisma = createPrismaClient(pool);
     const now = new Date();

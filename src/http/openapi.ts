@@ -49,6 +49,13 @@ const json = (description: string, id: string) => ({
   content: { 'application/json': { schema: componentRef(id) } },
 });
 
+const merchantList = (description: string) => ({
+  description: `${description} The standard view gives every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant's \`url\` has up to five); \`view=compact\` gives status and confidence per agent and task.`,
+  content: {
+    'application/json': { schema: { anyOf: [componentRef('MerchantList'), componentRef('CompactMerchantList')] } },
+  },
+});
+
 const publicErrors = {
   '400': problem('An invalid filter or parameter; `errors` names each one.'),
   '429': problem('Too many requests; honour Retry-After.'),
@@ -94,7 +101,7 @@ function paths(): Record<string, unknown> {
           'Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`.',
         tags: ['Public directory'],
         parameters: queryParameters(merchantQuery),
-        responses: { '200': json('A page of merchants.', 'MerchantList'), ...publicErrors },
+        responses: { '200': merchantList('A page of merchants.'), ...publicErrors },
       },
     },
     '/merchants/{slugOrId}': {
@@ -126,7 +133,7 @@ function paths(): Record<string, unknown> {
         tags: ['Public directory'],
         parameters: [pathParam('slug', 'Agent slug.'), ...queryParameters(agentMerchantQuery)],
         responses: {
-          '200': json('A page of merchants with approved reports for this agent.', 'MerchantList'),
+          '200': merchantList('A page of merchants with approved reports for this agent.'),
           '404': problem('No active agent has this slug.'),
           ...publicErrors,
         },
@@ -262,7 +269,7 @@ let cached: JsonSchema | undefined;
 
 export function openApiDocument(baseUrl: string): JsonSchema {
   // Touch the schemas so their ids are registered before the registry is emitted.
-  void [schemas.MerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission];
+  void [schemas.MerchantList, schemas.CompactMerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission];
   cached ??= documentFor(baseUrl);
   return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
 }

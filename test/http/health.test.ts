@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchDirectoryVersion } from '../../src/modules/directory/version.js';
 import { createApp } from '../../src/app.js';
 import { createPool, createPrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
@@ -27,18 +28,21 @@ describe('health and readiness', () => {
 
   it('answers /readyz with a 503 problem when the database does not answer', async () => {
     const pool = createPool(`postgresql://postgres:x@127.0.0.1:${await freePort()}/none`);
+    const versions = await watchDirectoryVersion(pool, { maxBackoffMs: 50 });
     const app = createApp({
       config: testConfig(),
       logger: createLogger('silent'),
       prisma: createPrismaClient(pool),
       pool,
       clock: systemClock,
+      versions,
     });
     const res = await request(app).get('/readyz').expect(503);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.body).toMatchObject({ type: '/problems/not-ready', status: 503, title: 'Service not ready' });
     expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+    await versions.close();
     await pool.end();
   });
 });

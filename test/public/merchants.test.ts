@@ -217,3 +217,55 @@ describe('GET /api/v1/merchants', () => {
     await api('/api/v1/merchants').set('If-None-Match', res.headers.etag!).expect(304);
   });
 });
+
+describe('list weight: the standard and compact views', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createDemoApp();
+  });
+  afterAll(() => t.close());
+
+  type Capability = { status: string; confidence: string; recentObservations: unknown[]; evidence: Array<{ reportId: string; url: string }> };
+  type Summary = { agent: { slug: string }; status: string; confidence: string; evidence: unknown[]; capabilities: Record<string, Capability> };
+  type Listed = { slug: string; agents: Summary[] };
+
+  it('keeps every summary field in lists, with the newest observation and evidence reference per task', async () => {
+    const list = (await request(t.app).get('/api/v1/merchants?sort=popular').expect(200)).body.data as Listed[];
+    const merchant = list[0]!;
+    const detail = (await request(t.app).get(`/api/v1/merchants/${merchant.slug}`).expect(200)).body.data as Listed;
+    let trimmed = 0;
+    for (const summary of merchant.agents) {
+      const full = detail.agents.find((a) => a.agent.slug === summary.agent.slug)!;
+      expect(Object.keys(summary).sort()).toEqual(Object.keys(full).sort());
+      expect(summary.evidence).toEqual(full.evidence);
+      for (const [task, capability] of Object.entries(summary.capabilities)) {
+        const whole = full.capabilities[task]!;
+        expect(Object.keys(capability).sort()).toEqual(Object.keys(whole).sort());
+        expect({ ...capability, recentObservations: [], evidence: [] }).toEqual({ ...whole, recentObservations: [], evidence: [] });
+        expect(capability.recentObservations).toEqual(whole.recentObservations.slice(0, 1));
+        expect(capability.evidence).toEqual(whole.evidence.slice(0, 1));
+        if (whole.evidence.length > 1) trimmed++;
+      }
+    }
+    expect(trimmed).toBeGreaterThan(0);
+  });
+
+  it('gives status and confidence per agent and task in the compact view, as the full record has them', async () => {
+    const standard = await request(t.app).get('/api/v1/merchants?sort=popular').expect(200);
+    const compact = await request(t.app).get('/api/v1/merchants?sort=popular&view=compact').expect(200);
+    expect(compact.body).toMatchObject({ total: standard.body.total, page: 1, pageSize: 24, disclaimer: standard.body.disclaimer });
+    expect(compact.text.length).toBeLessThan(standard.text.length / 3);
+    for (const [i, merchant] of (compact.body.data as Listed[]).entries()) {
+      const full = standard.body.data[i] as Listed & Record<string, unknown>;
+      expect(merchant.slug).toBe(full.slug);
+      expect(merchant).toMatchObject({ sponsored: full.sponsored, sponsorshipDisclosure: full.sponsorshipDisclosure });
+      for (const [j, summary] of merchant.agents.entries()) {
+        expect(summary).toMatchObject({ status: full.agents[j]!.status, confidence: full.agents[j]!.confidence });
+        for (const [task, capability] of Object.entries(summary.capabilities)) {
+          expect(capability).toEqual({ status: full.agents[j]!.capabilities[task]!.status, confidence: full.agents[j]!.capabilities[task]!.confidence });
+        }
+      }
+    }
+    await request(t.app).get('/api/v1/merchants?view=full').expect(400);
+  });
+});

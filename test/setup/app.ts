@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Mailer } from '../../src/mail/mailer.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { watchDirectoryVersion, type DirectoryVersions } from '../../src/modules/directory/version.js';
 
 export const TEST_BASE_URL = 'http://directory.test';
 
@@ -18,6 +19,7 @@ export interface TestApp {
   config: Config;
   clock: ReturnType<typeof fixedClock>;
   logger: Logger;
+  versions: DirectoryVersions;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,28 @@ export async function createTestApp(
   const config = testConfig(options.env);
   const clock = fixedClock(options.now ?? '2026-11-22T12:00:00Z');
   const logger = options.logger ?? createLogger('silent');
-  const app = createApp({ config, logger, prisma: db.prisma, pool: db.pool, clock, mailer: options.mailer });
-  return { app, db, config, clock, logger, close: () => db.drop() };
+  const versions = await watchDirectoryVersion(db.pool);
+  const app = createApp({ config, logger, prisma: db.prisma, pool: db.pool, clock, versions, mailer: options.mailer });
+  // Tests write to the database directly and read through the app at once. In production a
+  // new directory version reaches the process within a millisecond or two (a notification);
+  // here each request first makes sure it has, so no test depends on that race. The delay
+  // itself is tested in test/http/response-cache.test.ts and test/process/multi-process.test.ts.
+  type Handle = (req: unknown, res: unknown, next?: unknown) => void;
+  const inner = app as unknown as { handle: Handle };
+  const handle = inner.handle.bind(app);
+  inner.handle = (req, res, next) => {
+    void versions.settle().finally(() => handle(req, res, next));
+  };
+  return {
+    app,
+    db,
+    config,
+    clock,
+    logger,
+    versions,
+    async close() {
+      await versions.close();
+      await db.drop();
+    },
+  };
 }

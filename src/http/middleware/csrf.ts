@@ -5,14 +5,14 @@ import { HttpProblem } from '../problem.js';
 
 export const CSRF_FIELD = '_csrf';
 
-/** Makes the session's token available to templates as `csrfToken`. */
+/**
+ * Makes the session's token available to templates as `csrfToken()`. A function, not a value:
+ * only a page with a form creates the token (and so a session); a page without one leaves the
+ * visitor sessionless, so that it can be shared and stores nothing.
+ */
 export const provideCsrfToken: RequestHandler = (req, res, next) => {
   res.locals.csrfField = CSRF_FIELD;
-  Object.defineProperty(res.locals, 'csrfToken', {
-    enumerable: true,
-    configurable: true,
-    get: () => (req.session.csrfToken ??= randomBytes(32).toString('base64url')),
-  });
+  res.locals.csrfToken = () => (req.session.csrfToken ??= randomBytes(32).toString('base64url'));
   next();
 };
 

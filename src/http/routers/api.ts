@@ -14,6 +14,8 @@ import { automationRouter } from './automation.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
+import type { ResponseCache } from '../middleware/response-cache.js';
+import type { Logger } from '../../logger.js';
 
 /** Largest accepted JSON body (spec section 8). */
 export const MAX_JSON_BODY_BYTES = 16_384;
@@ -27,6 +29,10 @@ export interface ApiDeps {
   limits: Config['limits'];
   session: RequestHandler;
   quotas: { browser: Quota; agent: Quota };
+  responses: ResponseCache;
+  /** Compression, for the answers the response cache does not serve. */
+  compress: RequestHandler;
+  logger: Logger;
   /** Signs pagination cursors. */
   cursorSecret: string;
 }
@@ -37,6 +43,7 @@ export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
   router.use(express.json({ limit: MAX_JSON_BODY_BYTES, type: 'application/json', strict: true }));
   router.use('/v1', openApiRouter(deps));
+  router.use('/v1/automation', deps.compress);
   const publicLimiter = createLimiter({
     pool: deps.pool,
     clock: deps.clock,
@@ -44,6 +51,8 @@ export function apiRouter(deps: ApiDeps): Router {
     limit: deps.limits.publicPerMinute,
     windowMs: 60_000,
     keyGenerator: (req) => req.ip ?? 'unknown',
+    counting: 'synced',
+    onSyncError: (error) => deps.logger.warn({ err: error }, 'public rate-limit counters could not be synced'),
   });
   // Private requests (bearer reports and automation): per account, and per trusted address.
   const privateLimiters = [
@@ -62,6 +71,8 @@ export function apiRouter(deps: ApiDeps): Router {
       limit: deps.limits.privateAddressPerMinute,
       windowMs: MINUTE,
       keyGenerator: (req) => req.ip ?? 'unknown',
+      counting: 'synced',
+      onSyncError: (error) => deps.logger.warn({ err: error }, 'private ingress counters could not be synced'),
     }),
   ];
   const submissions = {
@@ -86,7 +97,7 @@ export function apiRouter(deps: ApiDeps): Router {
       reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
     }),
   );
-  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter }));
+  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware() }));
   router.use(apiNotFound);
   router.use(problemErrorHandler());
   return router;

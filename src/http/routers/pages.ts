@@ -16,6 +16,8 @@ import { adminPages } from '../../modules/admin/admin.pages.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { requireSameOrigin } from '../middleware/origin.js';
+import { createLimiter } from '../middleware/rate-limit.js';
+import type { ResponseCache } from '../middleware/response-cache.js';
 
 export interface PagesDeps {
   config: Config;
@@ -26,6 +28,7 @@ export interface PagesDeps {
   session: RequestHandler;
   /** The same quotas as the contribution API: browser submissions are shared by both. */
   quotas: { browser: Quota; agent: Quota };
+  responses: ResponseCache;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -36,6 +39,28 @@ export function pagesRouter(deps: PagesDeps): Router {
   const sameOrigin = requireSameOrigin(config.origin);
 
   router.use(layoutLocals);
+  // Every page counts against the client address's budget: the public API's rate, on a
+  // counter of its own; refused requests get the error page in the site's layout.
+  router.use(
+    createLimiter({
+      pool: deps.pool,
+      clock: deps.clock,
+      name: 'pages',
+      limit: config.limits.publicPerMinute,
+      windowMs: 60_000,
+      keyGenerator: (req) => req.ip ?? 'unknown',
+      counting: 'synced',
+      onLimited: (_req, res, retryAfter) => {
+        res.status(429).render('errors/error', {
+          title: 'Too many requests',
+          detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
+        });
+      },
+    }),
+  );
+  // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
+  // memory before any session work; everyone else's are built for them (and compressed).
+  router.use(deps.responses.middleware({ anonymousOnly: true }));
   router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
   // Multipart forms (screenshots) are parsed before the CSRF check, which needs their fields.
@@ -66,7 +91,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     sameOrigin(req, res, (error?: unknown) => (error ? next(error) : verifyCsrfToken(req, res, next)));
   });
 
-  router.use(directoryPages({ config, prisma: deps.prisma, pool: deps.pool, clock: deps.clock }));
+  router.use(directoryPages({ config, prisma: deps.prisma, clock: deps.clock }));
   router.use(
     signInPages({
       prisma: deps.prisma,

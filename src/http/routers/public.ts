@@ -6,7 +6,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { pageParam } from '../../modules/directory/query.js';
 import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
-import { merchantProfile, searchDirectory, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
+import { merchantProfile, searchDirectory, searchDirectoryCompact, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
 import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
 import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
@@ -24,12 +24,14 @@ export interface PublicDeps extends Links {
   limits: Config['limits'];
   /** 120 requests a minute per trusted client address (spec section 8). */
   limiter: RequestHandler;
+  /** Answers repeated reads from memory (http/middleware/response-cache.ts). */
+  cache: RequestHandler;
 }
 
 const pageOnly = z.strictObject({ page: pageParam });
 
-// Public reads may be cached by anyone for a minute; Express adds a weak ETag to every body
-// and answers a matching If-None-Match with 304.
+// Public reads may be cached by anyone for a minute; the response cache gives every body a
+// weak ETag and answers a matching If-None-Match with 304.
 const cacheable: RequestHandler = (_req, res, next) => {
   res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
   next();
@@ -40,7 +42,7 @@ export function publicRouter(deps: PublicDeps): Router {
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() });
   const query = <T>(res: Response) => res.locals.query as T;
 
-  router.use(deps.limiter, cacheable);
+  router.use(deps.limiter, cacheable, deps.cache);
 
   router.get('/contribution-schema', (_req, res) => {
     res.json(contributionSchema(deps.baseUrl, deps.limits));
@@ -52,9 +54,12 @@ export function publicRouter(deps: PublicDeps): Router {
     res.json(listEnvelope(deps, data, total, page));
   });
 
+  const search = async (q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[] }> =>
+    q.view === 'compact' ? searchDirectoryCompact(ctx(), q, agent) : searchDirectory(ctx(), q, agent);
+
   router.get('/merchants', validateQuery(merchantQuery), async (_req, res) => {
     const q = query<MerchantQuery>(res);
-    const { total, data } = await searchDirectory(ctx(), q);
+    const { total, data } = await search(q);
     res.json(listEnvelope(deps, data, total, q.page));
   });
 
@@ -69,10 +74,9 @@ export function publicRouter(deps: PublicDeps): Router {
   });
 
   router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
-    const c = ctx();
-    const agent = await activeAgent(c, req.params.slug);
+    const agent = await activeAgent(ctx(), req.params.slug);
     const q = query<MerchantQuery>(res);
-    const { total, data } = await searchDirectory(c, q, agent);
+    const { total, data } = await search(q, agent);
     res.json(listEnvelope(deps, data, total, q.page));
   });
 

@@ -3,11 +3,9 @@
 // (searchDirectory, merchantProfile, recentReports, categories, agents) and the same aggregation
 // constants, so a merchant looks the same everywhere.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
-import { createLimiter } from '../../http/middleware/rate-limit.js';
 import { HttpProblem } from '../../http/problem.js';
 import { MAX_EVIDENCE_REFERENCES, methodology } from '../aggregation/constants.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
@@ -25,7 +23,6 @@ import { matrixRows, SPONSORED_LABEL, viewHelpers } from './present.js';
 export interface DirectoryPagesDeps {
   config: Config;
   prisma: PrismaClient;
-  pool: pg.Pool;
   clock: Clock;
 }
 
@@ -67,24 +64,7 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
   const router = Router();
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: config.baseUrl, now: deps.clock.now() });
 
-  // The same budget per client address as the public API, counted separately; refused
-  // requests get the error page in the site's layout.
-  const limiter = createLimiter({
-    pool: deps.pool,
-    clock: deps.clock,
-    name: 'pages',
-    limit: config.limits.publicPerMinute,
-    windowMs: 60_000,
-    keyGenerator: (req) => req.ip ?? 'unknown',
-    onLimited: (_req, res, retryAfter) => {
-      res.status(429).render('errors/error', {
-        title: 'Too many requests',
-        detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
-      });
-    },
-  });
   const page = (handler: (req: Request, res: Response) => Promise<void> | void): RequestHandler[] => [
-    limiter,
     (_req, res, next) => {
       res.set('Cache-Control', PAGE_CACHE_CONTROL);
       next();

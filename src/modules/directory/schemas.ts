@@ -124,6 +124,46 @@ export const Merchant = z
   .meta({ id: 'Merchant' });
 
 export const MerchantList = ListEnvelope(Merchant, 'MerchantList');
+
+const CompactAgentSummary = z
+  .object({
+    agent: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url }),
+    label: z.string(),
+    status: CapabilityStatus,
+    statusTask: Task.nullable(),
+    scoreBand: z.enum(SCORE_BANDS),
+    confidence: Confidence,
+    reportCount: z.int().min(0),
+    lastReportedAt: isoDateTime.nullable(),
+    capabilities: z.object(
+      Object.fromEntries(TASKS.map((t) => [t, z.object({ status: CapabilityStatus, confidence: Confidence })])) as Record<
+        (typeof TASKS)[number],
+        z.ZodObject<{ status: typeof CapabilityStatus; confidence: typeof Confidence }>
+      >,
+    ),
+  })
+  .meta({ id: 'CompactAgentSummary', description: 'Status and confidence per task; the merchant URL has the whole summary.' });
+
+export const CompactMerchant = Merchant.pick({
+  id: true,
+  slug: true,
+  name: true,
+  website: true,
+  url: true,
+  profileUrl: true,
+  category: true,
+  categoryInfo: true,
+  sponsored: true,
+  placement: true,
+  sponsorshipDisclosure: true,
+  sponsorshipSource: true,
+  reportCount: true,
+  lastReportedAt: true,
+})
+  .extend({ agents: z.array(CompactAgentSummary) })
+  .meta({ id: 'CompactMerchant', description: 'A merchant in the compact view (view=compact).' });
+
+export const CompactMerchantList = ListEnvelope(CompactMerchant, 'CompactMerchantList');
 export const MerchantDetail = z.object({ data: Merchant, ...Notice }).meta({ id: 'MerchantDetail' });
 
 export const Category = z

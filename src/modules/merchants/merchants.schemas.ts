@@ -3,6 +3,7 @@ import { OUTCOMES, STAGES } from '../aggregation/constants.js';
 import { intParam, pageParam, slugParam } from '../directory/query.js';
 
 export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating'] as const;
+export const MERCHANT_VIEWS = ['standard', 'compact'] as const;
 
 const merchantFilters = {
   q: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('Case-insensitive text in the name, slug or website.'),
@@ -21,6 +22,8 @@ const merchantFilters = {
   sort: z.enum(MERCHANT_SORTS).optional().default('recent')
     .describe('recent (newest report first), popular (most reports), name, rating (needs agent). Sponsored listings come first.'),
   page: pageParam,
+  view: z.enum(MERCHANT_VIEWS).optional().default('standard')
+    .describe('standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only.'),
 };
 
 export const merchantQuery = z

@@ -34,23 +34,56 @@ export interface DirectoryContext extends Links {
 export const OWNER_STATEMENT_ATTRIBUTION =
   'Statement by the business owner. It is not community evidence and never changes statuses, scores or report counts.';
 
-function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
+/**
+ * How much of each per-agent summary a response carries:
+ * - detail: everything (the merchant's own URL);
+ * - list: every field too, but each task lists only its newest observation and evidence
+ *   reference (the detail has up to five): the repeated blocks are most of a list's weight;
+ * - compact (`view=compact`): status and confidence per agent and task, for clients that only
+ *   need to know where an agent gets through.
+ */
+export type SummaryShape = 'detail' | 'list' | 'compact';
+
+/** Items of a capability's observation and evidence lists in a list response. */
+export const LIST_ITEMS_PER_TASK = 1;
+
+const roundRating = (rating: number) => Math.round(rating * 10_000) / 10_000;
+
+function agentRef(links: Links, agent: AgentRow) {
+  return { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) };
+}
+
+function summaryLabel(summary: AgentSummary): string {
+  return summary.status === 'untested'
+    ? 'Not tested'
+    : `${CAPABILITY_STATUS_LABELS[summary.status]}; ${SCORE_BAND_LABELS[summary.scoreBand].toLowerCase()}`;
+}
+
+function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, shape: 'detail' | 'list' = 'detail') {
   const absolute = <T extends { url: string }>(refs: T[]) =>
     refs.map((ref) => ({ ...ref, url: ref.url.startsWith('/') ? `${links.baseUrl}${ref.url}` : ref.url }));
+  const items = shape === 'list' ? LIST_ITEMS_PER_TASK : Infinity;
   // Stored as jsonb, which does not keep key order: rebuild the tasks in the spec's order.
   const capabilities = Object.fromEntries(
-    TASKS.map((task) => [task, { ...summary.capabilities[task], evidence: absolute(summary.capabilities[task].evidence) }]),
+    TASKS.map((task) => {
+      const capability = summary.capabilities[task];
+      return [
+        task,
+        {
+          ...capability,
+          recentObservations: capability.recentObservations.slice(0, items),
+          evidence: absolute(capability.evidence.slice(0, items)),
+        },
+      ];
+    }),
   );
   return {
-    agent: { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) },
-    label:
-      summary.status === 'untested'
-        ? 'Not tested'
-        : `${CAPABILITY_STATUS_LABELS[summary.status]}; ${SCORE_BAND_LABELS[summary.scoreBand].toLowerCase()}`,
+    agent: agentRef(links, agent),
+    label: summaryLabel(summary),
     status: summary.status,
     statusTask: summary.statusTask,
     scoreBand: summary.scoreBand,
-    rating: summary.rating,
+    rating: roundRating(summary.rating),
     confidence: summary.confidence,
     counts: summary.counts,
     lastTestedAt: summary.lastTestedAt,
@@ -58,6 +91,22 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) 
     latestEvidenceAt: summary.latestEvidenceAt,
     evidence: absolute(summary.evidence),
     capabilities,
+  };
+}
+
+function compactSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
+  return {
+    agent: { id: agent.id, slug: agent.slug, name: agent.name, url: agentPageUrl(links, agent.slug) },
+    label: summaryLabel(summary),
+    status: summary.status,
+    statusTask: summary.statusTask,
+    scoreBand: summary.scoreBand,
+    confidence: summary.confidence,
+    reportCount: summary.counts.total,
+    lastReportedAt: summary.lastReportedAt,
+    capabilities: Object.fromEntries(
+      TASKS.map((task) => [task, { status: summary.capabilities[task].status, confidence: summary.capabilities[task].confidence }]),
+    ),
   };
 }
 
@@ -101,6 +150,12 @@ function merchantView(links: Links, row: MerchantRow, agents: AgentSummaryView[]
 
 export type MerchantView = ReturnType<typeof merchantView>;
 
+function compactMerchantView(links: Links, row: MerchantRow, agents: Array<ReturnType<typeof compactSummaryView>>) {
+  const { id, slug, name, website, url, profileUrl, category, categoryInfo, sponsored, placement, sponsorshipDisclosure, sponsorshipSource, reportCount, lastReportedAt } =
+    merchantView(links, row, []);
+  return { id, slug, name, website, url, profileUrl, category, categoryInfo, sponsored, placement, sponsorshipDisclosure, sponsorshipSource, reportCount, lastReportedAt, agents };
+}
+
 async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   const agent = scopedAgent ?? (query.agent ? await findActiveAgent(ctx.prisma, query.agent) : null);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
@@ -109,8 +164,25 @@ async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scope
   return { agent, category };
 }
 
-/** GET /merchants and /agents/:slug/merchants. */
+/** GET /merchants and /agents/:slug/merchants (as the pages use it: `list` shape). */
 export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  const { total, merchants } = await searchSummaries(ctx, query, scopedAgent);
+  const data = merchants.map(({ row, summaries }) =>
+    merchantView(ctx, row, summaries.map(({ agent, summary }) => agentSummaryView(ctx, agent, summary, 'list'))),
+  );
+  return { total, data };
+}
+
+/** The same search in the compact view (`view=compact`). */
+export async function searchDirectoryCompact(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  const { total, merchants } = await searchSummaries(ctx, query, scopedAgent);
+  const data = merchants.map(({ row, summaries }) =>
+    compactMerchantView(ctx, row, summaries.map(({ agent, summary }) => compactSummaryView(ctx, agent, summary))),
+  );
+  return { total, data };
+}
+
+async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
   const search: MerchantSearch = {
     q: query.q,
@@ -138,14 +210,14 @@ export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuer
     agent?.id,
   );
   const agentsById = new Map(agents.map((a) => [a.id, a]));
-  const data = rows.map((row) => {
-    const views = summaries
+  const merchants = rows.map((row) => ({
+    row,
+    summaries: summaries
       .filter((s) => s.merchantId === row.id && agentsById.has(s.agentId))
-      .map((s) => agentSummaryView(ctx, agentsById.get(s.agentId)!, s.summary as AgentSummary))
-      .sort((a, b) => a.agent.name.localeCompare(b.agent.name));
-    return merchantView(ctx, row, views);
-  });
-  return { total, data };
+      .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as AgentSummary }))
+      .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
+  }));
+  return { total, merchants };
 }
 
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */

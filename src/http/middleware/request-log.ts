@@ -1,0 +1,53 @@
+// One log line per request (method, redacted URL, status, time), a request id echoed in
+// X-Request-Id, and `req.log` for handlers. pino-http did this too, but built a child logger
+// and serialized the request on every request even when nothing was logged: about 35 µs of a
+// public read that the response cache answers in well under 100 µs. Here the child logger is
+// made only when a handler asks for it.
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '../../logger.js';
+import { redactUrl } from '../../logger.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request id (X-Request-Id). */
+    id: string;
+    /** A logger whose lines carry the request id. */
+    log: Logger;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    res.setHeader('X-Request-Id', id);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => (child ??= logger.child({ reqId: id })),
+    });
+    if (!QUIET_PATHS.has(req.url)) {
+      res.once('close', () => {
+        const finished = res.writableFinished;
+        const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !finished ? 'warn' : 'info';
+        if (!logger.isLevelEnabled(level)) return;
+        logger[level](
+          {
+            req: { id, method: req.method, url: redactUrl(req.originalUrl) },
+            res: { statusCode: res.statusCode },
+            responseTime: Math.round(performance.now() - started),
+          },
+          finished ? 'request completed' : 'request aborted',
+        );
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,225 @@
+// A per-process cache of finished public responses: the body serialized once, compressed once
+// per encoding, and filed under the directory version it was built for. A repeated read, or a
+// conditional one, is answered from memory without touching the database or rendering
+// anything. An entry is served only while its version is the current one (see
+// modules/directory/version.ts) and for at most `ttlMs` by the app's clock, since some answers
+// also move with time (sponsorships running now, the `days` filter).
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../../clock.js';
+import type { DirectoryVersions } from '../../modules/directory/version.js';
+
+/** Bodies smaller than this are sent as they are (as the compression middleware does). */
+const COMPRESSION_THRESHOLD = 1024;
+/** Headers of the representation that a cached answer repeats; the rest are per request. */
+const REPRESENTATION_HEADERS = ['content-type', 'cache-control', 'link', 'content-language'] as const;
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
+  // Quality 4: nearly gzip's speed at a smaller size (the compression middleware's choice too).
+  br: (body) => brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+  gzip: (body) => gzip(body),
+};
+
+interface Entry {
+  version: bigint;
+  expiresAt: number;
+  etag: string;
+  headers: Array<[string, string]>;
+  identity: Buffer;
+  encoded: Map<'br' | 'gzip', Promise<Buffer>>;
+}
+
+export interface ResponseCacheOptions {
+  versions: DirectoryVersions;
+  clock: Clock;
+  /** Longest life of an entry, whatever the version (default 60 s, the public max-age). */
+  ttlMs?: number;
+  /** Memory budget for bodies (default 64 MB). */
+  maxBytes?: number;
+  /**
+   * Runs instead of `next` for every answer not served from the cache (compression): a cached
+   * answer is compressed once, and skipping the middleware for it saves its per-request cost.
+   */
+  proceed?: RequestHandler;
+}
+
+export interface CacheRule {
+  /** Pages show who is signed in: only answers to requests without a cookie are shared. */
+  anonymousOnly?: boolean;
+}
+
+/** The request's path and its query parameters in a canonical order. */
+export function cacheKey(req: Request): string {
+  const url = req.originalUrl;
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const params = [...new URLSearchParams(url.slice(mark + 1))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${url.slice(0, mark)}?${new URLSearchParams(params).toString()}`;
+}
+
+const weakEtag = (body: Buffer) => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+
+export class ResponseCache {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly filling = new Map<string, Promise<Entry | undefined>>();
+  private readonly ttlMs: number;
+
+  constructor(private readonly options: ResponseCacheOptions) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+      // The identity body plus room for its compressed copies.
+      sizeCalculation: (entry) => Math.ceil(entry.identity.length * 1.5) + 512,
+    });
+  }
+
+  /** Entries held now (for tests and metrics). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private fresh(key: string, version: bigint): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version === version && entry.expiresAt > this.options.clock.now().getTime()) return entry;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /** Middleware for GET routes whose 200 answers depend only on the URL and the directory. */
+  middleware(rule: CacheRule = {}): RequestHandler {
+    const proceed = this.options.proceed;
+    return async (req, res, nextHandler) => {
+      const next = proceed ? () => proceed(req, res, nextHandler) : nextHandler;
+      const version = this.options.versions.current();
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || version === null || (rule.anonymousOnly && req.headers.cookie)) {
+        res.setHeader('X-Cache', 'BYPASS');
+        next();
+        return;
+      }
+      const key = cacheKey(req);
+      const cached = this.fresh(key, version);
+      if (cached) return send(req, res, cached, 'HIT');
+      // Requests arriving while the same answer is being built wait for it instead of
+      // building it again (after each directory change, every reader misses at once).
+      const pending = this.filling.get(key);
+      if (pending) {
+        const entry = await pending;
+        if (entry && entry.version === version) return send(req, res, entry, 'HIT');
+        res.setHeader('X-Cache', 'MISS');
+        next();
+        return;
+      }
+      let settle!: (entry: Entry | undefined) => void;
+      const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+      this.filling.set(key, filling);
+      const done = (entry: Entry | undefined) => {
+        if (this.filling.get(key) === filling) this.filling.delete(key);
+        settle(entry);
+      };
+      res.once('close', () => done(undefined));
+      const originalSend = res.send;
+      res.send = (body?: unknown) => {
+        res.send = originalSend;
+        const entry = this.entryOf(res, body, version);
+        if (!entry) {
+          done(undefined);
+          return originalSend.call(res, body);
+        }
+        send(req, res, entry, 'MISS').then(
+          () => {
+            // Only now are all headers known: a response that set a cookie (a session began,
+            // say for a form's CSRF token) belongs to its requester alone.
+            const shared = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() === version;
+            if (shared) this.entries.set(key, entry);
+            done(shared ? entry : undefined);
+          },
+          (error: unknown) => {
+            done(undefined);
+            nextHandler(error);
+          },
+        );
+        return res;
+      };
+      res.setHeader('X-Cache', 'MISS');
+      next();
+    };
+  }
+
+  /** A cacheable copy of a finished 200 answer, or undefined when it must not be shared. */
+  private entryOf(res: Response, body: unknown, version: bigint): Entry | undefined {
+    if (res.statusCode !== 200) return undefined;
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return undefined;
+    const identity = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const type = String(res.getHeader('Content-Type') ?? (typeof body === 'string' ? 'text/html' : 'application/octet-stream'));
+    res.setHeader('Content-Type', typeof body === 'string' && !/charset=/i.test(type) ? `${type}; charset=utf-8` : type);
+    const headers: Array<[string, string]> = [];
+    for (const name of REPRESENTATION_HEADERS) {
+      const value = res.getHeader(name);
+      if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    }
+    return {
+      version,
+      expiresAt: this.options.clock.now().getTime() + this.ttlMs,
+      etag: weakEtag(identity),
+      headers,
+      identity,
+      encoded: new Map(),
+    };
+  }
+}
+
+async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'MISS'): Promise<void> {
+  for (const [name, value] of entry.headers) res.setHeader(name, value);
+  res.setHeader('ETag', entry.etag);
+  res.setHeader('X-Cache', status);
+  res.vary('Accept-Encoding');
+  res.status(200);
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  const accepted = entry.identity.length >= COMPRESSION_THRESHOLD ? req.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  let body = entry.identity;
+  if (accepted === 'br' || accepted === 'gzip') {
+    let encoded = entry.encoded.get(accepted);
+    if (!encoded) {
+      encoded = ENCODERS[accepted](entry.identity);
+      entry.encoded.set(accepted, encoded);
+      encoded.catch(() => entry.encoded.delete(accepted));
+    }
+    body = await encoded;
+    res.setHeader('Content-Encoding', accepted);
+  }
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Holds the end of every state-changing response until this process has learnt the directory
+ * version the request may have committed, so that the writer's next read (and, as every
+ * process is told at the same moment, anyone's) never gets an answer cached before the change.
+ */
+export function settleWrites(versions: DirectoryVersions): RequestHandler {
+  return (req, res, next) => {
+    if (SAFE_METHODS.has(req.method)) return next();
+    const end = res.end;
+    res.end = function (this: Response, ...args: unknown[]) {
+      res.end = end;
+      void versions.settle().finally(() => (end as (...a: unknown[]) => Response).apply(res, args));
+      return res;
+    } as Response['end'];
+    next();
+  };
+}

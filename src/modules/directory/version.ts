@@ -1,0 +1,147 @@
+// Which directory version this process may serve cached answers for. Every write to a table
+// behind the public directory bumps `directory_version` and announces the new number on the
+// "directory_version" channel when it commits (migration "directory_version_notify"). One
+// connection per process listens, so a new version reaches every process without a query per
+// request. A poll on the same connection every `pollMs` bounds how long a silently dropped
+// connection could go unnoticed; while the listener is not connected (or a poll failed) the
+// version is unknown and callers must not serve anything cached.
+import pg from 'pg';
+import type { Logger } from '../../logger.js';
+
+export const VERSION_CHANNEL = 'directory_version';
+/** How the listening connection names itself (pg_stat_activity.application_name). */
+export const LISTENER_APPLICATION_NAME = 'acd-directory-version';
+
+export interface DirectoryVersions {
+  /** The newest committed version this process knows of, or null while it cannot be sure. */
+  current(): bigint | null;
+  /**
+   * Resolves once this process knows a version at least as new as the database's now: a change
+   * committed before the call is then never answered from an older cache entry here. When the
+   * version cannot be read it becomes unknown (nothing cached is served) until reconnected.
+   */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface WatchOptions {
+  logger?: Logger;
+  /** How often the listening connection also reads the version (staleness bound). */
+  pollMs?: number;
+  /** Longest wait before reconnecting after the connection failed. */
+  maxBackoffMs?: number;
+}
+
+const READ_VERSION = 'SELECT version FROM directory_version WHERE id = 1';
+
+/** Starts listening; resolves once the first version is known (or the first attempt failed). */
+export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions = {}): Promise<DirectoryVersions> {
+  const pollMs = options.pollMs ?? 5_000;
+  const maxBackoffMs = options.maxBackoffMs ?? 10_000;
+  const log = options.logger;
+  let known: bigint = -1n;
+  let trusted = false;
+  let client: pg.Client | null = null;
+  let closed = false;
+  let failures = 0;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+
+  // Notifications only move forward; a read of the row is the truth (a restored database may
+  // have gone back), and on one connection no notification arrives after a newer read.
+  const learn = (version: bigint, read = false) => {
+    if (read || version > known) known = version;
+  };
+
+  const readVersion = async (c: pg.Client | pg.Pool): Promise<bigint> => {
+    const { rows } = await c.query<{ version: string }>(READ_VERSION);
+    return BigInt(rows[0]?.version ?? 0);
+  };
+
+  const drop = (reason: unknown) => {
+    if (!client) return;
+    const dead = client;
+    client = null;
+    trusted = false;
+    dead.removeAllListeners();
+    dead.on('error', () => undefined);
+    void dead.end().catch(() => undefined);
+    if (closed) return;
+    failures += 1;
+    const delay = Math.min(maxBackoffMs, 100 * 2 ** Math.min(failures, 10));
+    if (failures === 1) log?.warn({ err: reason }, 'directory version listener lost; cached answers are bypassed until it is back');
+    reconnectTimer = setTimeout(() => void connect(), delay);
+    reconnectTimer.unref();
+  };
+
+  async function connect(): Promise<void> {
+    if (closed || client) return;
+    const c = new pg.Client({
+      ...pool.options,
+      application_name: LISTENER_APPLICATION_NAME,
+      query_timeout: 2_000,
+      connectionTimeoutMillis: 2_000,
+    } as pg.ClientConfig);
+    client = c;
+    c.on('error', (error) => drop(error));
+    c.on('end', () => drop(new Error('connection ended')));
+    c.on('notification', (message) => {
+      if (message.channel !== VERSION_CHANNEL || !message.payload) return;
+      try {
+        learn(BigInt(message.payload));
+      } catch {
+        // A payload that is not a number is not ours; the next poll corrects anything missed.
+      }
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${VERSION_CHANNEL}`);
+      // Listening first, then reading: no bump can fall between the two unseen.
+      learn(await readVersion(c), true);
+      if (client !== c) return;
+      trusted = true;
+      if (failures > 0) log?.info('directory version listener is back');
+      failures = 0;
+    } catch (error) {
+      drop(error);
+    }
+  }
+
+  const poller = setInterval(() => {
+    const c = client;
+    if (!c || !trusted) return;
+    readVersion(c).then(
+      (version) => learn(version, true),
+      (error: unknown) => drop(error),
+    );
+  }, pollMs);
+  poller.unref();
+
+  await connect();
+
+  return {
+    current: () => (trusted ? known : null),
+    async settle() {
+      // Read on the listening connection itself: any notification sent before the answer
+      // arrives first, and the answer is the newest committed version.
+      const c = client;
+      if (!c || !trusted) return;
+      await readVersion(c).then(
+        (version) => learn(version, true),
+        (error: unknown) => drop(error),
+      );
+    },
+    async close() {
+      closed = true;
+      clearInterval(poller);
+      clearTimeout(reconnectTimer);
+      const c = client;
+      client = null;
+      trusted = false;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => undefined);
+        await c.end().catch(() => undefined);
+      }
+    },
+  };
+}

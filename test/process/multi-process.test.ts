@@ -1,0 +1,157 @@
+// Two app processes on one database, as N instances behind a load balancer run: sessions,
+// limits and the directory version are shared through PostgreSQL, and each process's response
+// cache never answers with a directory older than the one a write through any process left.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/db/embedded.js';
+import { loadDemoData } from '../../src/db/seed/load.js';
+import { outboxDir } from '../../src/mail/mailer.js';
+import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { scratchDataDir } from '../setup/app.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { DEMO_NOW } from '../setup/demo.js';
+import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess } from '../setup/server-process.js';
+import { csrfTokenOf } from '../setup/session.js';
+
+const BASE_URL = 'http://directory.test';
+const MODERATOR = 'mod@example.org';
+
+/** A browser's cookie jar over fetch, talking to whichever process it is given. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async fetch(origin: string, pathname: string, init: { method?: string; form?: Record<string, string>; json?: unknown } = {}) {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    } else if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    if (init.method && init.method !== 'GET') headers.origin = BASE_URL;
+    const res = await fetch(origin + pathname, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const eq = pair!.indexOf('=');
+      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+}
+
+function outboxLink(dataDir: string, to: string): string {
+  const dir = outboxDir(dataDir);
+  const eml = readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .sort()
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .filter((text) => text.includes(`To: ${to}`))
+    .at(-1);
+  if (!eml) throw new Error(`no mail to ${to}`);
+  const body = eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return /\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(body)![0];
+}
+
+describe('two app processes on one database', { timeout: 180_000 }, () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  const servers: ServerProcess[] = [];
+  let a: string;
+  let b: string;
+  const sql = <T>(text: string, values: unknown[] = []) => db.pool.query(text, values).then((r) => r.rows as T[]);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await loadDemoData(db.pool, { now: new Date(DEMO_NOW) });
+    await recomputeAllSummaries(db.prisma, new Date(DEMO_NOW));
+    dataDir = scratchDataDir();
+    const env = {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      BASE_URL,
+      SESSION_SECRET: 'multi-process-test-secret-0123456789abcdef',
+      MODERATOR_EMAILS: MODERATOR,
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'warn',
+      LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: '3',
+      LIMIT_PUBLIC_PER_MINUTE: '100000',
+      LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: '100',
+      LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: '100',
+    };
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) servers.push(startServerProcess({ ...env, PORT: String(port) }));
+    await Promise.all(ports.map((port, i) => waitForReady(port, servers[i]!)));
+    [a, b] = ports.map((port) => `http://127.0.0.1:${port}`) as [string, string];
+  });
+
+  afterAll(async () => {
+    for (const server of servers) await stopServerProcess(server);
+    await db?.drop();
+  });
+
+  const browser = new Browser();
+  const submitted: string[] = [];
+
+  it('keeps a session signed in on one process valid on the other', async () => {
+    const form = await browser.fetch(a, '/sign-in');
+    expect(form.status).toBe(200);
+    const sent = await browser.fetch(a, '/sign-in', { method: 'POST', form: { email: MODERATOR, _csrf: csrfTokenOf(form.text) } });
+    expect(sent.status).toBe(200);
+    expect((await browser.fetch(a, outboxLink(dataDir, MODERATOR))).status).toBe(303);
+
+    const other = await browser.fetch(b, '/profile/agents');
+    expect(other.status).toBe(200);
+    expect(other.text).toContain(`Signed in as ${MODERATOR}`);
+  });
+
+  it('holds the hourly browser submission limit across both processes', async () => {
+    const merchants = await sql<{ id: string }>('SELECT id FROM merchants WHERE is_public ORDER BY id LIMIT 4');
+    const [agent] = await sql<{ id: string }>('SELECT id FROM agents WHERE active ORDER BY slug LIMIT 1');
+    const statuses: number[] = [];
+    for (const [i, merchant] of merchants.entries()) {
+      const res = await browser.fetch(i % 2 === 0 ? a : b, '/api/v1/reports', {
+        method: 'POST',
+        json: { adId: merchant.id, agentId: agent!.id, privacy: true, outcome: 'WORKS', experience: `multi-process ${i}` },
+      });
+      statuses.push(res.status);
+      if (res.status === 201) submitted.push((JSON.parse(res.text) as { id: string }).id);
+    }
+    expect(statuses).toEqual([201, 201, 201, 429]);
+  });
+
+  it('shows a decision made through one process on the next read through the other, never an older answer', async () => {
+    const reportId = submitted[0]!;
+    const [{ merchantId }] = (await sql<{ merchantId: string }>('SELECT merchant_id AS "merchantId" FROM reports WHERE id = $1', [reportId])) as [
+      { merchantId: string },
+    ];
+    const publicReports = `/api/v1/reports?merchant=${merchantId}`;
+    const listed = async () => {
+      const res = await fetch(b + publicReports);
+      expect(res.status).toBe(200);
+      const ids = ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
+      return { listed: ids.includes(reportId), cache: res.headers.get('x-cache') };
+    };
+    expect(await listed()).toEqual({ listed: false, cache: 'MISS' });
+    expect(await listed()).toEqual({ listed: false, cache: 'HIT' });
+
+    const decide = async (action: 'approve' | 'withdraw') => {
+      const page = await browser.fetch(a, `/admin/reports/${reportId}`);
+      expect(page.status).toBe(200);
+      const form: Record<string, string> = { _csrf: csrfTokenOf(page.text) };
+      if (action === 'withdraw') Object.assign(form, { to: 'PENDING', reason: 'checking again' });
+      const res = await browser.fetch(a, `/admin/reports/${reportId}/${action}`, { method: 'POST', form });
+      expect(res.status).toBe(303);
+    };
+    for (let round = 0; round < 6; round++) {
+      await decide('approve');
+      expect(await listed()).toEqual({ listed: true, cache: 'MISS' });
+      expect(await listed()).toEqual({ listed: true, cache: 'HIT' });
+      await decide('withdraw');
+      expect(await listed()).toEqual({ listed: false, cache: 'MISS' });
+    }
+  });
+});
