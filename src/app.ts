@@ -4,11 +4,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/middleware/request-log.js';
+import { apiSecurityHeaders, pageSecurityHeaders } from './http/middleware/security-headers.js';
 import type { PrismaClient } from './db/client.js';
 import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
@@ -42,49 +42,24 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
-  app.use(requestLog(logger));
-  // A strict Content-Security-Policy: scripts and styles only from our own files (no inline
-  // script, style or handler), no plugins, no framing, forms only to us. Referrer-Policy is
-  // same-origin, not helmet's no-referrer: under no-referrer browsers send `Origin: null` on
-  // form posts, which the Origin rule must refuse.
-  app.use(
-    helmet({
-      referrerPolicy: { policy: 'same-origin' },
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          scriptSrcAttr: ["'none'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          fontSrc: ["'self'"],
-          connectSrc: ["'self'"],
-          objectSrc: ["'none'"],
-          baseUri: ["'self'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          ...(config.origin.startsWith('https:') ? { upgradeInsecureRequests: [] } : {}),
-        },
-      },
-    }),
-  );
-  app.use(settleWrites(deps.versions));
-  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them. The routers
-  // apply it where answers are not served by the response cache, which compresses each cached
-  // answer once.
+  app.use(requestLog(logger, app));
   const compress = compression();
+  const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
+  // Cached public answers leave here, with the headers the stack below gave them when built.
+  app.use(responses.frontDoor());
+  app.use(settleWrites(deps.versions));
+  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them (`compress`):
+  // the routers apply it where answers are not served by the response cache, which compresses
+  // each cached answer once.
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
-  app.use('/static', compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
 
-  app.use(healthRouter(deps.pool));
   const session = sessionMiddleware(deps.pool, config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
-  const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
   app.use(
     '/api',
+    apiSecurityHeaders(config),
     apiRouter({
       baseUrl: config.baseUrl,
       origin: config.origin,
@@ -101,6 +76,9 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(pageSecurityHeaders(config));
+  app.use('/static', compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
+  app.use(healthRouter(deps.pool));
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   app.use(

@@ -47,6 +47,15 @@ describe('the response cache', () => {
     expect(res.headers.etag).toBe(headers.etag);
     expect(res.text).toBe('');
     expect(res.headers.ratelimit).toMatch(/"public"; r=\d+/);
+    // A 304 repeats what guides caches, not the representation's other headers.
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.headers.vary).toBe('Accept-Encoding');
+    expect(res.headers['content-security-policy']).toBeUndefined();
+    // A cached 200 keeps every header the stack gave it: the API's own security headers.
+    const again = await request(t.app).get('/api/v1/categories').expect(200);
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(again.headers['x-content-type-options']).toBe('nosniff');
     await request(t.app).get('/api/v1/categories').set('If-None-Match', 'W/"other"').expect(200);
   });
 
@@ -121,6 +130,8 @@ describe('the response cache', () => {
     expect(await sessions()).toBe(before);
     const anonymous = await request(t.app).get('/').expect(200);
     expect(anonymous.headers['x-cache']).toBe('HIT');
+    expect(anonymous.headers['content-security-policy']).toBe(first.headers['content-security-policy']);
+    expect(anonymous.headers['content-security-policy']).toContain("script-src 'self'");
     expect(anonymous.text).toContain('Not signed in');
 
     const person = await signIn(t.app, mailer, 'cached.person@example.org');

@@ -26,6 +26,18 @@ describe('public rate limit', () => {
     await request(t.app).get('/api/v1/agents').expect(200);
   });
 
+  it('counts answers served from the response cache, and refuses them with the same problem', async () => {
+    t.clock.advance(60_000);
+    for (let i = 0; i < 3; i++) {
+      const res = await request(t.app).get('/api/v1/categories').expect(200);
+      if (i > 0) expect(res.headers['x-cache']).toBe('HIT');
+    }
+    const limited = await request(t.app).get('/api/v1/categories').expect(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited.body).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+    expect(limited.headers['ratelimit']).toBe('"public"; r=0; t=60');
+  });
+
   it('keeps its counters in PostgreSQL, shared by every app over the same database', async () => {
     const { rows } = await t.db.pool.query("SELECT key, hits FROM rate_limit_counters WHERE key LIKE 'public:%'");
     expect(rows.length).toBe(1);

@@ -4,7 +4,7 @@
 // public read that the response cache answers in well under 100 µs. Here the child logger is
 // made only when a handler asks for it.
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import type { Logger } from '../../logger.js';
 import { redactUrl } from '../../logger.js';
 
@@ -20,19 +20,23 @@ declare module 'express-serve-static-core' {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
-export function requestLog(logger: Logger): RequestHandler {
+const childLogger = Symbol('request logger');
+
+/** Installs the request log on `app` (its request prototype gets a lazy `log`). */
+export function requestLog(logger: Logger, app: Express): RequestHandler {
+  // Defined once on the app's request prototype rather than on every request.
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request & { [childLogger]?: Logger }) {
+      return (this[childLogger] ??= logger.child({ reqId: this.id }));
+    },
+  });
   return (req, res, next) => {
     const started = performance.now();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (child ??= logger.child({ reqId: id })),
-    });
     if (!QUIET_PATHS.has(req.url)) {
       res.once('close', () => {
         const finished = res.writableFinished;

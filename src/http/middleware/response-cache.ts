@@ -1,9 +1,10 @@
 // A per-process cache of finished public responses: the body serialized once, compressed once
-// per encoding, and filed under the directory version it was built for. A repeated read, or a
-// conditional one, is answered from memory without touching the database or rendering
-// anything. An entry is served only while its version is the current one (see
-// modules/directory/version.ts) and for at most `ttlMs` by the app's clock, since some answers
-// also move with time (sponsorships running now, the `days` filter).
+// per encoding, and filed under the directory version it was built for, with the headers the
+// whole middleware stack gave it. A repeated read, or a conditional one, is answered at the
+// front door of the app (after the request log and the answer's own rate limiter) without
+// touching the database, the session or any renderer. An entry is served only while its
+// version is the current one (see modules/directory/version.ts) and for at most `ttlMs` by the
+// app's clock, since some answers also move with time (sponsorships running now, `days`).
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -11,11 +12,23 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import type { DirectoryVersions } from '../../modules/directory/version.js';
+import type { SyncedLimiter } from './rate-limit.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
-/** Headers of the representation that a cached answer repeats; the rest are per request. */
-const REPRESENTATION_HEADERS = ['content-type', 'cache-control', 'link', 'content-language'] as const;
+/** Headers that belong to one request or one encoding; every other header is kept and repeated. */
+const PER_REQUEST_HEADERS = new Set([
+  'x-request-id',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+  'x-cache',
+  'content-length',
+  'content-encoding',
+  'etag',
+  'set-cookie',
+  'date',
+]);
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -29,7 +42,8 @@ interface Entry {
   version: bigint;
   expiresAt: number;
   etag: string;
-  headers: Array<[string, string]>;
+  rule: CacheRule;
+  headers: Array<[string, string | string[]]>;
   identity: Buffer;
   encoded: Map<'br' | 'gzip', Promise<Buffer>>;
 }
@@ -51,6 +65,8 @@ export interface ResponseCacheOptions {
 export interface CacheRule {
   /** Pages show who is signed in: only answers to requests without a cookie are shared. */
   anonymousOnly?: boolean;
+  /** The rate limiter the route runs first; the front door counts a cached answer with it. */
+  limiter?: SyncedLimiter;
 }
 
 /** The request's path and its query parameters in a canonical order. */
@@ -95,6 +111,23 @@ export class ResponseCache {
     return undefined;
   }
 
+  /**
+   * Answers a request whose answer is cached, before the rest of the stack: its limiter counts
+   * it, then the stored answer (or a 304) goes out. Anything else goes on to the routers.
+   */
+  frontDoor(): RequestHandler {
+    return (req, res, next) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      const version = this.options.versions.current();
+      if (version === null) return next();
+      const entry = this.fresh(cacheKey(req), version);
+      if (!entry || (entry.rule.anonymousOnly && req.headers.cookie)) return next();
+      // A refused request goes on to its route, whose limiter answers it (counted once).
+      if (entry.rule.limiter && !entry.rule.limiter.decide(req, res)) return next();
+      void send(req, res, entry, 'HIT').catch(next);
+    };
+  }
+
   /** Middleware for GET routes whose 200 answers depend only on the URL and the directory. */
   middleware(rule: CacheRule = {}): RequestHandler {
     const proceed = this.options.proceed;
@@ -130,7 +163,7 @@ export class ResponseCache {
       const originalSend = res.send;
       res.send = (body?: unknown) => {
         res.send = originalSend;
-        const entry = this.entryOf(res, body, version);
+        const entry = this.entryOf(res, body, version, rule);
         if (!entry) {
           done(undefined);
           return originalSend.call(res, body);
@@ -156,21 +189,24 @@ export class ResponseCache {
   }
 
   /** A cacheable copy of a finished 200 answer, or undefined when it must not be shared. */
-  private entryOf(res: Response, body: unknown, version: bigint): Entry | undefined {
+  private entryOf(res: Response, body: unknown, version: bigint, rule: CacheRule): Entry | undefined {
     if (res.statusCode !== 200) return undefined;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return undefined;
     const identity = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const type = String(res.getHeader('Content-Type') ?? (typeof body === 'string' ? 'text/html' : 'application/octet-stream'));
     res.setHeader('Content-Type', typeof body === 'string' && !/charset=/i.test(type) ? `${type}; charset=utf-8` : type);
-    const headers: Array<[string, string]> = [];
-    for (const name of REPRESENTATION_HEADERS) {
-      const value = res.getHeader(name);
-      if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    // Every encoding of the answer is chosen by Accept-Encoding.
+    const vary = String(res.getHeader('Vary') ?? '');
+    if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) res.setHeader('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+    const headers: Entry['headers'] = [];
+    for (const [name, value] of Object.entries(res.getHeaders())) {
+      if (value !== undefined && !PER_REQUEST_HEADERS.has(name)) headers.push([name, typeof value === 'number' ? String(value) : value]);
     }
     return {
       version,
       expiresAt: this.options.clock.now().getTime() + this.ttlMs,
       etag: weakEtag(identity),
+      rule,
       headers,
       identity,
       encoded: new Map(),
@@ -178,17 +214,36 @@ export class ResponseCache {
   }
 }
 
+/** Whether the client's copy (If-None-Match, weak comparison) is this entry's. */
+function clientHasCopy(req: Request, etag: string): boolean {
+  const match = req.headers['if-none-match'];
+  if (!match) return false;
+  // A request that insists on revalidation with the origin gets the whole answer.
+  if (/(?:^|,)\s*no-cache\s*(?:,|$)/.test(req.headers['cache-control'] ?? '')) return false;
+  if (match.trim() === '*') return true;
+  const opaque = etag.slice(2);
+  return match.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === opaque || t === `W/${opaque}`;
+  });
+}
+
 async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'MISS'): Promise<void> {
-  for (const [name, value] of entry.headers) res.setHeader(name, value);
   res.setHeader('ETag', entry.etag);
   res.setHeader('X-Cache', status);
-  res.vary('Accept-Encoding');
-  res.status(200);
-  if (req.fresh) {
-    res.status(304).end();
+  if (clientHasCopy(req, entry.etag)) {
+    // A 304 repeats only what guides caches (RFC 9110 15.4.5): ETag, Cache-Control, Vary.
+    for (const [name, value] of entry.headers) if (name === 'cache-control' || name === 'vary') res.setHeader(name, value);
+    res.statusCode = 304;
+    res.end();
     return;
   }
-  const accepted = entry.identity.length >= COMPRESSION_THRESHOLD ? req.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  for (const [name, value] of entry.headers) res.setHeader(name, value);
+  res.statusCode = 200;
+  const accepted =
+    entry.identity.length >= COMPRESSION_THRESHOLD && req.headers['accept-encoding']
+      ? req.acceptsEncodings('br', 'gzip', 'identity')
+      : 'identity';
   let body = entry.identity;
   if (accepted === 'br' || accepted === 'gzip') {
     let encoded = entry.encoded.get(accepted);

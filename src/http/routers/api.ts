@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
 import type pg from 'pg';
 import type { Config } from '../../config/env.js';
-import { createLimiter } from '../middleware/rate-limit.js';
+import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
 import { automationRouter } from './automation.js';
@@ -50,7 +50,7 @@ export function apiRouter(deps: ApiDeps): Router {
     name: 'public',
     limit: deps.limits.publicPerMinute,
     windowMs: 60_000,
-    keyGenerator: (req) => req.ip ?? 'unknown',
+    keyGenerator: clientAddress,
     counting: 'synced',
     onSyncError: (error) => deps.logger.warn({ err: error }, 'public rate-limit counters could not be synced'),
   });
@@ -70,7 +70,7 @@ export function apiRouter(deps: ApiDeps): Router {
       name: 'private:address',
       limit: deps.limits.privateAddressPerMinute,
       windowMs: MINUTE,
-      keyGenerator: (req) => req.ip ?? 'unknown',
+      keyGenerator: clientAddress,
       counting: 'synced',
       onSyncError: (error) => deps.logger.warn({ err: error }, 'private ingress counters could not be synced'),
     }),
@@ -97,7 +97,7 @@ export function apiRouter(deps: ApiDeps): Router {
       reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
     }),
   );
-  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware() }));
+  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware({ limiter: publicLimiter }) }));
   router.use(apiNotFound);
   router.use(problemErrorHandler());
   return router;

@@ -16,7 +16,7 @@ import { adminPages } from '../../modules/admin/admin.pages.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { requireSameOrigin } from '../middleware/origin.js';
-import { createLimiter } from '../middleware/rate-limit.js';
+import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
 
 export interface PagesDeps {
@@ -41,14 +41,13 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.use(layoutLocals);
   // Every page counts against the client address's budget: the public API's rate, on a
   // counter of its own; refused requests get the error page in the site's layout.
-  router.use(
-    createLimiter({
+  const limiter = createLimiter({
       pool: deps.pool,
       clock: deps.clock,
       name: 'pages',
       limit: config.limits.publicPerMinute,
       windowMs: 60_000,
-      keyGenerator: (req) => req.ip ?? 'unknown',
+      keyGenerator: clientAddress,
       counting: 'synced',
       onLimited: (_req, res, retryAfter) => {
         res.status(429).render('errors/error', {
@@ -56,11 +55,11 @@ export function pagesRouter(deps: PagesDeps): Router {
           detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
         });
       },
-    }),
-  );
+    });
+  router.use(limiter);
   // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
   // memory before any session work; everyone else's are built for them (and compressed).
-  router.use(deps.responses.middleware({ anonymousOnly: true }));
+  router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
   router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
   // Multipart forms (screenshots) are parsed before the CSRF check, which needs their fields.

@@ -13,6 +13,7 @@ import { publicReport, recentReports } from '../../modules/reports/public-report
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
 import type { Config } from '../../config/env.js';
+import type { SyncedLimiter } from '../middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
 
 /** Shared caches may keep public reads this long (seconds). */
@@ -23,7 +24,7 @@ export interface PublicDeps extends Links {
   clock: Clock;
   limits: Config['limits'];
   /** 120 requests a minute per trusted client address (spec section 8). */
-  limiter: RequestHandler;
+  limiter: SyncedLimiter;
   /** Answers repeated reads from memory (http/middleware/response-cache.ts). */
   cache: RequestHandler;
 }

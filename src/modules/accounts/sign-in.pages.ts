@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
-import { createLimiter } from '../../http/middleware/rate-limit.js';
+import { clientAddress, createLimiter } from '../../http/middleware/rate-limit.js';
 import type pg from 'pg';
 import { SESSION_COOKIE } from '../../http/middleware/session.js';
 import { completeSignIn, emailSchema, requestSignInLink, safeNextPath, SIGN_IN_LINK_MINUTES, type SignInDeps } from './sign-in.service.js';
@@ -34,7 +34,7 @@ export function signInPages(deps: SignInPageDeps): Router {
     name: 'sign-in:client',
     limit: deps.limits.signInPerClientPerHour,
     windowMs: HOUR,
-    keyGenerator: (req) => req.ip ?? 'unknown',
+    keyGenerator: clientAddress,
     onLimited: renderLimited,
   });
   const perAddress = createLimiter({
