@@ -93,7 +93,32 @@ async function dataDirFor(merchants: number, reports: number): Promise<string> {
 interface Service {
   base: string;
   databaseUrl: string;
+  /** The service's processes: the one started, and its cluster workers. */
+  pids(): number[];
   stop(): Promise<void>;
+}
+
+/** CPU seconds used so far by these processes (Linux /proc; 0 elsewhere). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone, or no /proc
+    }
+  }
+  return ticks / 100;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 function waitForExit(child: ChildProcess): Promise<void> {
@@ -143,6 +168,8 @@ async function startService(dataDir: string, processes: number): Promise<Service
   return {
     base,
     databaseUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/directory`,
+    // The embedded PostgreSQL is a child too; cached reads leave it idle, and it is counted.
+    pids: () => [child.pid!, ...childrenOf(child.pid!)],
     async stop() {
       child.kill('SIGTERM');
       await waitForExit(child);
@@ -150,7 +177,7 @@ async function startService(dataDir: string, processes: number): Promise<Service
   };
 }
 
-async function startBaselines(fixtures: Fixture[]): Promise<{ express: string; http: string; stop(): Promise<void> }> {
+async function startBaselines(fixtures: Fixture[]): Promise<{ express: string; http: string; pid: number; stop(): Promise<void> }> {
   const file = path.join(os.tmpdir(), `acd-bench-fixtures-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(fixtures));
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', file], {
@@ -169,6 +196,7 @@ async function startBaselines(fixtures: Fixture[]): Promise<{ express: string; h
   return {
     express: `http://127.0.0.1:${ports.express}`,
     http: `http://127.0.0.1:${ports.http}`,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await waitForExit(child);
@@ -181,12 +209,29 @@ interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** Cores busy on average in the measured processes, and in this load generator. */
+  serverCores: number;
+  generatorCores: number;
 }
 
+let measuredPids: () => number[] = () => [];
+
 async function load(url: string, headers: Record<string, string> = {}, expect = 200): Promise<Load> {
+  const pids = measuredPids();
+  const server = cpuSeconds(pids);
+  const generator = process.cpuUsage();
+  const started = performance.now();
   const result = await autocannon({ url, connections, duration, headers });
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(generator);
   const unexpected = expect === 304 ? result.requests.total - (result['3xx'] ?? 0) : result.non2xx;
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99, non2xx: unexpected + result.errors };
+  return {
+    rps: Math.round(result.requests.average),
+    p99: result.latency.p99,
+    non2xx: unexpected + result.errors,
+    serverCores: (cpuSeconds(pids) - server) / seconds,
+    generatorCores: (used.user + used.system) / 1e6 / seconds,
+  };
 }
 
 interface Target {
@@ -294,14 +339,19 @@ async function measureSize(merchants: number, reports: number): Promise<{ throug
         const bytes = sizes.get(target.path)!;
         const bareEtag = String((await get(baselines.express + target.path)).headers.etag);
         const runs: Array<Record<'cached' | 'bare' | 'conditional' | 'bareConditional' | 'bareHttp', Load>> = [];
+        const onService = () => service.pids();
+        const onBaselines = () => [baselines!.pid];
         for (let i = 0; i < repeat; i++) {
-          runs.push({
-            cached: await load(service.base + target.path),
-            bare: await load(baselines.express + target.path),
-            conditional: await load(service.base + target.path, { 'if-none-match': etags.get(target.path)! }, 304),
-            bareConditional: await load(baselines.express + target.path, { 'if-none-match': bareEtag }, 304),
-            bareHttp: await load(baselines.http + target.path),
-          });
+          measuredPids = onService;
+          const cached = await load(service.base + target.path);
+          measuredPids = onBaselines;
+          const bare = await load(baselines.express + target.path);
+          measuredPids = onService;
+          const conditional = await load(service.base + target.path, { 'if-none-match': etags.get(target.path)! }, 304);
+          measuredPids = onBaselines;
+          const bareConditional = await load(baselines.express + target.path, { 'if-none-match': bareEtag }, 304);
+          const bareHttp = await load(baselines.http + target.path);
+          runs.push({ cached, bare, conditional, bareConditional, bareHttp });
         }
         const best = (key: keyof (typeof runs)[number]) => runs.map((r) => r[key]).reduce((a, b) => (b.rps > a.rps ? b : a));
         const [cached, bare, conditional, bareConditional, bareHttp] = (['cached', 'bare', 'conditional', 'bareConditional', 'bareHttp'] as const).map(best) as [
@@ -346,20 +396,31 @@ function report(throughput: ThroughputRow[], first: FirstReadRow[]): string {
     '',
     '## Repeated and conditional reads',
     '',
-    '| Directory (merchants / reports) | Processes | Read | Body | req/s | p99 ms | bare Express req/s | ratio | 304 req/s | bare Express 304 req/s | ratio | bare node:http req/s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| Directory (merchants / reports) | Processes | Read | Body | req/s | p99 ms | bare Express req/s | ratio | 304 req/s | bare Express 304 req/s | ratio | bare node:http req/s | cores busy: service / load generator |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...throughput.map(
       (r) =>
-        `| ${r.size} | ${r.processes} | ${r.target.name} (\`${r.target.path.replace(/agent=[^&]+/, 'agent=…')}\`) | ${kb(r.bytes)} | ${r.cached.rps} | ${r.cached.p99} | ${r.bare.rps} | ${pct(r.cached.rps, r.bare.rps)} | ${r.conditional.rps} | ${r.bareConditional.rps} | ${pct(r.conditional.rps, r.bareConditional.rps)} | ${r.bareHttp.rps} |`,
+        `| ${r.size} | ${r.processes} | ${r.target.name} (\`${r.target.path.replace(/agent=[^&]+/, 'agent=…')}\`) | ${kb(r.bytes)} | ${r.cached.rps} | ${r.cached.p99} | ${r.bare.rps} | ${pct(r.cached.rps, r.bare.rps)} | ${r.conditional.rps} | ${r.bareConditional.rps} | ${pct(r.conditional.rps, r.bareConditional.rps)} | ${r.bareHttp.rps} | ${r.cached.serverCores.toFixed(2)} / ${r.cached.generatorCores.toFixed(2)} |`,
     ),
     '',
   ];
   const multi = processCounts.length > 1 ? processCounts[processCounts.length - 1]! : null;
   if (multi) {
-    lines.push(`## ${multi} processes against 1 (cached reads)`, '', '| Directory | Read | 1 process req/s | ' + `${multi} processes req/s | ratio |`, '|---|---|---|---|---|');
+    lines.push(
+      `## ${multi} processes against 1`,
+      '',
+      `The machine's ${os.cpus().length} cores are shared by the service's processes, the load generator and the kernel's loopback copies: the "cores busy" columns say where they went.`,
+      '',
+      `| Directory | Read | 1 process req/s | ${multi} processes req/s | ratio | cores busy, 1 process: service / generator | ${multi} processes: service / generator | 304: 1 process | 304: ${multi} processes | ratio |`,
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const r of throughput.filter((row) => row.processes === multi)) {
       const one = throughput.find((o) => o.processes === 1 && o.size === r.size && o.target.path === r.target.path);
-      if (one) lines.push(`| ${r.size} | ${r.target.name} | ${one.cached.rps} | ${r.cached.rps} | ${(r.cached.rps / one.cached.rps).toFixed(2)}× |`);
+      if (one) {
+        lines.push(
+          `| ${r.size} | ${r.target.name} | ${one.cached.rps} | ${r.cached.rps} | ${(r.cached.rps / one.cached.rps).toFixed(2)}× | ${one.cached.serverCores.toFixed(2)} / ${one.cached.generatorCores.toFixed(2)} | ${r.cached.serverCores.toFixed(2)} / ${r.cached.generatorCores.toFixed(2)} | ${one.conditional.rps} | ${r.conditional.rps} | ${(r.conditional.rps / one.conditional.rps).toFixed(2)}× |`,
+        );
+      }
     }
     lines.push('');
   }

@@ -206,10 +206,12 @@ export async function summariesFor(
   agentId?: string,
 ): Promise<SummaryRow[]> {
   if (merchantIds.length === 0) return [];
-  return prisma.$queryRaw<SummaryRow[]>`
-    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", s.summary
+  // As text, parsed here: Prisma's own decoding of jsonb values took twice as long as the query.
+  const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", s.summary::text AS summary
       FROM merchant_agent_summaries s JOIN agents a ON a.id = s.agent_id AND a.active
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
        AND s.report_count > 0`;
+  return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
 }
