@@ -9,12 +9,12 @@ import type { Logger } from './logger.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
-import { pruneRateLimitCounters } from './http/middleware/rate-limit.js';
+import { runUpkeep } from './upkeep.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
 
-/** How often a running service recomputes summaries whose recency decay has moved on. */
-const SUMMARY_REFRESH_INTERVAL_MS = 60 * 60 * 1000;
+/** How often a running service does its upkeep (src/upkeep.ts). */
+const UPKEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** Set in the environment of cluster workers. */
 const WORKER_FLAG = 'ACD_CLUSTER_WORKER';
 
@@ -29,32 +29,20 @@ export interface RunningService {
 export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG] === '1';
 
 /**
- * Upkeep, right after start (a restart after downtime catches up while already serving) and
- * hourly: summaries whose recency decay moved on, ended rate-limit windows. One run at a time;
- * stop() ends a run between two batches.
+ * Upkeep (src/upkeep.ts), right after start (a restart after downtime catches up while already
+ * serving) and hourly. One run at a time; stop() ends a run between two batches.
  */
 function startUpkeep(database: Database, logger: Logger): { stop(): Promise<void> } {
   const shutdown = new AbortController();
   let upkeep: Promise<void> | undefined;
-  const runUpkeep = () => {
-    upkeep ??= (async () => {
-      const now = systemClock.now();
-      try {
-        const refreshed = await refreshStaleSummaries(database.prisma, now, { signal: shutdown.signal });
-        if (refreshed > 0) logger.info({ summaries: refreshed }, 'recomputed summaries older than a day');
-      } catch (error) {
-        logger.error({ err: error }, 'summary refresh failed');
-      }
-      await pruneRateLimitCounters(database.pool, now).catch((error: unknown) =>
-        logger.error({ err: error }, 'rate-limit pruning failed'),
-      );
-    })().finally(() => {
+  const run = () => {
+    upkeep ??= runUpkeep(database, systemClock.now(), logger, shutdown.signal).finally(() => {
       upkeep = undefined;
     });
     return upkeep;
   };
-  void runUpkeep();
-  const timer = setInterval(() => void runUpkeep(), SUMMARY_REFRESH_INTERVAL_MS);
+  void run();
+  const timer = setInterval(() => void run(), UPKEEP_INTERVAL_MS);
   timer.unref();
   return {
     async stop() {
@@ -78,6 +66,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
     await versions.close();
     throw error;
   }
+  answerClientErrors(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -100,7 +89,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   if (isClusterWorker()) return startWorker(config, logger);
   if (config.webConcurrency > 1 && cluster.isPrimary) return startPrimary(config, logger);
-  const database = await openDatabase(config, { seed: config.seedDemoData, logger });
+  const database = await openDatabase(config, { seed: config.seedDemoData, logger, bounded: true });
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp(config, logger, database);
@@ -125,7 +114,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
 /** A cluster worker: HTTP only, on the database the primary prepared (its DATABASE_URL). */
 async function startWorker(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { seed: false, migrate: false, logger });
+  const database = await openDatabase(config, { seed: false, migrate: false, logger, bounded: true });
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp(config, logger, database);
@@ -152,7 +141,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
  * (each finishes its in-flight requests) and the database last.
  */
 async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { seed: config.seedDemoData, logger });
+  const database = await openDatabase(config, { seed: config.seedDemoData, logger, bounded: true });
   const upkeep = startUpkeep(database, logger);
   let stopping = false;
   let restarts = 0;

@@ -68,7 +68,8 @@ const envSchema = z.object({
   ),
   DATABASE_URL: postgresUrl,
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
-  EMBEDDED_PG_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(54329)),
+  EMBEDDED_PG_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).optional()),
+  DATABASE_TIMEOUT_MS: positiveInt(10_000),
   SESSION_SECRET: z.preprocess(
     emptyToUndefined,
     z.string().min(32, 'must be at least 32 characters').optional(),
@@ -95,6 +96,7 @@ const envSchema = z.object({
   LIMIT_AGENT_SUBMISSIONS_PER_HOUR: positiveInt(60),
   LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: positiveInt(5),
   LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: positiveInt(20),
+  LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE: positiveInt(10),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -109,7 +111,10 @@ export interface Config {
   /** Unset: start the embedded PostgreSQL under dataDir. */
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
-  readonly embeddedPgPort: number;
+  /** Unset: a free port, remembered under DATA_DIR (src/db/embedded.ts). */
+  readonly embeddedPgPort: number | undefined;
+  /** Longest statement of a request; a database that does not answer becomes a 503 by then. */
+  readonly databaseTimeoutMs: number;
   readonly sessionSecret: string;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -128,6 +133,7 @@ export interface Config {
     agentSubmissionsPerHour: number;
     signInPerAddressPerHour: number;
     signInPerClientPerHour: number;
+    failedKeysPerAddressPerMinute: number;
   }>;
 }
 
@@ -174,6 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL,
     dataDir,
     embeddedPgPort: env.EMBEDDED_PG_PORT,
+    databaseTimeoutMs: env.DATABASE_TIMEOUT_MS,
     sessionSecret: env.SESSION_SECRET ?? persistedSessionSecret(dataDir),
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
@@ -191,6 +198,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       agentSubmissionsPerHour: env.LIMIT_AGENT_SUBMISSIONS_PER_HOUR,
       signInPerAddressPerHour: env.LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR,
       signInPerClientPerHour: env.LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR,
+      failedKeysPerAddressPerMinute: env.LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE,
     }),
   });
 }

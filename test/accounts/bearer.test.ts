@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerAuth, hasBearer } from '../../src/http/middleware/bearer.js';
+import { refusedKeyCounter, bearerAuth, hasBearer } from '../../src/http/middleware/bearer.js';
 import { problemErrorHandler } from '../../src/http/middleware/errors.js';
 import { refuseKeyInQuery } from '../../src/http/middleware/key-in-query.js';
 import { createLogger, redactUrl } from '../../src/logger.js';
@@ -36,7 +36,8 @@ describe('bearer agent keys', () => {
 
     api = express();
     api.use(refuseKeyInQuery);
-    const auth = bearerAuth({ prisma: t.db.prisma, clock: t.clock });
+    // Refused keys are limited per address; this suite refuses many on purpose.
+    const auth = bearerAuth({ prisma: t.db.prisma, clock: t.clock, failures: refusedKeyCounter(t.db.pool, t.clock, 1_000_000) });
     api.post('/api/v1/reports', auth, (_req, res) => {
       res.json({ agentKey: res.locals.agentKey });
     });

@@ -61,15 +61,17 @@ describe('HTML error pages', () => {
   });
 });
 
-describe('500 page', () => {
-  it('answers a failure (the database is gone) with the error page, without internals', async () => {
+describe('503 page', () => {
+  it('answers a failure (the database is gone) with the error page and Retry-After, without internals', async () => {
     const t = await createTestApp();
     try {
       await t.db.pool.end();
       // Compressed, as browsers ask: the session the page touched cannot be saved either, and
       // that late failure must not cut the page short (it did, about one time in two).
       for (let i = 0; i < 8; i += 1) {
-        await expectErrorPage(await request(t.app).get('/').set('Accept-Encoding', 'gzip'), 500, 'Something went wrong');
+        const res = await request(t.app).get('/').set('Accept-Encoding', 'gzip');
+        await expectErrorPage(res, 503, 'The directory is resting');
+        expect(res.headers['retry-after']).toBe('5');
       }
     } finally {
       await t.close();

@@ -41,6 +41,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '1000000',
     LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: '1000000',
     LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: '1000000',
+    LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE: '1000000',
     ...overrides,
   });
 }

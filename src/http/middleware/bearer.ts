@@ -2,10 +2,12 @@
 // only `Authorization: Bearer <key>`; no session, no Origin header. Every refusal says to
 // stop retrying (spec 5 rule 8): the same request will never succeed.
 import type { Request, RequestHandler } from 'express';
+import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { authenticateKey, touchKey, type KeyRejection } from '../../modules/keys/keys.service.js';
 import { HttpProblem } from '../problem.js';
+import { clientAddress, SyncedRateLimitStore } from './rate-limit.js';
 
 export interface AgentKeyContext {
   keyId: string;
@@ -23,6 +25,8 @@ declare module 'express-serve-static-core' {
 export interface BearerDeps {
   prisma: PrismaClient;
   clock: Clock;
+  /** Refused keys per client address (synced counters); past the limit, 429 before any lookup. */
+  failures: { store: SyncedRateLimitStore; limit: number; windowMs: number };
 }
 
 const REALM = 'Bearer realm="agent-compatibility-directory"';
@@ -80,29 +84,54 @@ const REJECTIONS: Record<KeyRejection, () => HttpProblem> = {
     ),
 };
 
+/** The counter of refused keys per client address, shared by every bearer route of a process. */
+export function refusedKeyCounter(pool: pg.Pool, clock: Clock, limit: number, windowMs = 60_000): BearerDeps['failures'] {
+  const store = new SyncedRateLimitStore(pool, clock, 'refused-keys');
+  store.init({ windowMs, limit } as Parameters<SyncedRateLimitStore['init']>[0]);
+  return { store, limit, windowMs };
+}
+
 /** Authenticates the agent key and sets `res.locals.agentKey`; answers 401/403 problems otherwise. */
 export function bearerAuth(deps: BearerDeps): RequestHandler {
+  const { store, limit, windowMs } = deps.failures;
+  // Counts a refused key against the client's address, and gives back the problem to throw.
+  const refused = (req: Request, problem: HttpProblem): HttpProblem => {
+    store.hit(clientAddress(req));
+    return problem;
+  };
   return async (req, res, next) => {
+    // An address that keeps sending keys that do not work is told to wait, and costs no lookup.
+    const failed = store.count(clientAddress(req));
+    if (failed && failed.totalHits >= limit) {
+      const retryAfter = Math.max(1, Math.ceil((failed.resetTime.getTime() - deps.clock.now().getTime()) / 1000));
+      throw new HttpProblem({
+        status: 429,
+        code: 'rate-limited',
+        title: 'Too many refused keys',
+        detail: `More than ${limit} requests from this address carried a key that does not work in ${Math.round(windowMs / 60_000)} minute(s). Fix the key, then retry after ${retryAfter} seconds.`,
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
     const header = req.get('authorization');
     if (header === undefined || header.trim() === '') {
-      throw unauthorized(
+      throw refused(req, unauthorized(
         'missing-credentials',
         'Agent key required',
         'Send the agent key in the header "Authorization: Bearer <key>". Stop retrying until a key is configured.',
-      );
+      ));
     }
     const match = BEARER.exec(header);
     if (!match) {
-      throw unauthorized(
+      throw refused(req, unauthorized(
         'malformed-authorization',
         'Malformed Authorization header',
         'The Authorization header must be exactly "Bearer <key>". Stop retrying until the header is fixed.',
         'invalid_request',
-      );
+      ));
     }
     const now = deps.clock.now();
     const result = await authenticateKey(deps.prisma, match[1]!, now);
-    if (!result.ok) throw REJECTIONS[result.reason]();
+    if (!result.ok) throw refused(req, REJECTIONS[result.reason]());
     if (result.accountSuspended) {
       throw new HttpProblem({
         status: 403,

@@ -2,6 +2,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { HttpProblem } from '../problem.js';
+import { ANONYMOUS_SESSION_MAX_AGE_MS } from './session.js';
 
 export const CSRF_FIELD = '_csrf';
 
@@ -12,7 +13,14 @@ export const CSRF_FIELD = '_csrf';
  */
 export const provideCsrfToken: RequestHandler = (req, res, next) => {
   res.locals.csrfField = CSRF_FIELD;
-  res.locals.csrfToken = () => (req.session.csrfToken ??= randomBytes(32).toString('base64url'));
+  res.locals.csrfToken = () => {
+    if (!req.session.csrfToken) {
+      req.session.csrfToken = randomBytes(32).toString('base64url');
+      // A visitor who is not signed in gets a session only for a form, and a short one.
+      if (!req.session.accountId) req.session.cookie.maxAge = ANONYMOUS_SESSION_MAX_AGE_MS;
+    }
+    return req.session.csrfToken;
+  };
   next();
 };
 

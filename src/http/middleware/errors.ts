@@ -1,6 +1,7 @@
 // The central error pipeline: every error of an API route becomes problem+json; nothing
 // internal (stack, database message) ever reaches a client.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isDataException, isDatabaseUnavailable } from '../../db/errors.js';
 import { HttpProblem, notFoundProblem, sendProblem, type ProblemInit } from '../problem.js';
 
 interface BodyParserError extends Error {
@@ -41,6 +42,71 @@ function fromKnownError(error: BodyParserError): ProblemInit | undefined {
   }
 }
 
+/** Seconds a client should wait before retrying while the database is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export interface ClassifiedError {
+  problem: ProblemInit;
+  /** How the error deserves to be logged; nothing for the client's own mistakes. */
+  log?: 'warn' | 'error';
+}
+
+/**
+ * What any error means for the client: its own mistake (4xx, named), an outage it can wait
+ * out (503 with Retry-After), or our bug (500). Shared by the API's problem+json and the pages.
+ */
+export function classifyError(error: unknown): ClassifiedError {
+  if (error instanceof HttpProblem) return { problem: error.init };
+  const known = error instanceof Error ? fromKnownError(error as BodyParserError) : undefined;
+  if (known) return { problem: known };
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const decoding = error instanceof URIError || /decode param/i.test(String((error as Error).message));
+    return {
+      problem: {
+        status,
+        code: decoding ? 'malformed-path' : 'bad-request',
+        title: decoding ? 'Malformed path' : 'Bad request',
+        detail: decoding
+          ? 'The path contains malformed percent-encoding.'
+          : 'The request could not be read. Check its encoding, content type and body.',
+      },
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      log: 'error',
+      problem: {
+        status: 503,
+        code: 'service-unavailable',
+        title: 'Service unavailable',
+        detail: `The directory's database is not answering. Nothing was changed. Retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`,
+        headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      },
+    };
+  }
+  if (isDataException(error)) {
+    return {
+      log: 'warn',
+      problem: {
+        status: 400,
+        code: 'invalid-input',
+        title: 'Invalid input',
+        detail: 'A value in the request cannot be stored or searched for (for example a NUL character or a date out of range).',
+      },
+    };
+  }
+  return {
+    log: 'error',
+    problem: {
+      status: 500,
+      code: 'internal-error',
+      title: 'Internal server error',
+      detail: 'Something went wrong on our side. Retry later with a bounded backoff.',
+    },
+  };
+}
+
 export const apiNotFound: RequestHandler = () => {
   throw notFoundProblem();
 };
@@ -51,21 +117,8 @@ export function problemErrorHandler(): ErrorRequestHandler {
       next(error);
       return;
     }
-    if (error instanceof HttpProblem) {
-      sendProblem(res, error.init);
-      return;
-    }
-    const known = error instanceof Error ? fromKnownError(error as BodyParserError) : undefined;
-    if (known) {
-      sendProblem(res, known);
-      return;
-    }
-    req.log?.error({ err: error }, 'unhandled error');
-    sendProblem(res, {
-      status: 500,
-      code: 'internal-error',
-      title: 'Internal server error',
-      detail: 'Something went wrong on our side. Retry later with a bounded backoff.',
-    });
+    const { problem, log } = classifyError(error);
+    if (log) req.log?.[log]({ err: error }, problem.status >= 500 ? 'request failed' : 'input refused by the database');
+    sendProblem(res, problem);
   };
 }

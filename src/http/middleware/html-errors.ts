@@ -1,6 +1,7 @@
 // Errors of the HTML side, in the site's layout; never a stack or an internal message.
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { HttpProblem } from '../problem.js';
+import { classifyError } from './errors.js';
 
 function renderError(res: Response, status: number, title: string, detail: string): void {
   res.status(status);
@@ -19,16 +20,16 @@ export const htmlErrorHandler: ErrorRequestHandler = (error: unknown, req, res, 
     next(error);
     return;
   }
-  if (error instanceof HttpProblem && error.status < 500) {
-    for (const [name, value] of Object.entries(error.init.headers ?? {})) res.setHeader(name, value);
-    renderError(res, error.status, error.init.title, error.init.detail ?? '');
-    return;
+  const { problem, log } = classifyError(error);
+  if (log) req.log?.[log]({ err: error }, problem.status >= 500 ? 'request failed' : 'input refused by the database');
+  for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+  if (problem.status === 503) {
+    renderError(res, 503, 'The directory is resting', `Its database is not answering right now; nothing was changed. Try again in ${problem.headers?.['Retry-After'] ?? 'a few'} seconds.`);
+  } else if (problem.status >= 500) {
+    renderError(res, 500, 'Something went wrong', 'Please try again in a moment.');
+  } else if (error instanceof HttpProblem) {
+    renderError(res, problem.status, problem.title, problem.detail ?? '');
+  } else {
+    renderError(res, problem.status, 'Bad request', problem.detail ?? 'The request could not be understood.');
   }
-  const status = (error as { status?: number }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    renderError(res, status, 'Bad request', 'The request could not be understood.');
-    return;
-  }
-  req.log?.error({ err: error }, 'unhandled error');
-  renderError(res, 500, 'Something went wrong', 'Please try again in a moment.');
 };

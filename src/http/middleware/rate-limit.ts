@@ -163,8 +163,13 @@ export class SyncedRateLimitStore implements Store {
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    return this.count(key);
+  }
+
+  /** This window's count for `key` as this process knows it, at once (no I/O). */
+  count(key: string): (ClientRateLimitInfo & { resetTime: Date }) | undefined {
     const counter = this.counter(key, false);
-    return counter ? this.info(counter) : undefined;
+    return counter ? { ...this.info(counter), resetTime: new Date(counter.window + this.windowMs) } : undefined;
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {

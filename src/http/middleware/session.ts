@@ -1,6 +1,6 @@
 // Browser sessions: express-session over the `session` table (created by our migrations), so
 // several app processes share them.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
 import type pg from 'pg';
@@ -16,7 +16,13 @@ declare module 'express-session' {
 }
 
 export const SESSION_COOKIE = 'acd.sid';
+
+/** Whether the request carries our session cookie at all (valid or not). */
+export const hasSessionCookie = (req: Request): boolean =>
+  (req.headers.cookie ?? '').split(';').some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`));
 const SESSION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+/** A session begun only for a form's CSRF token (nobody signed in) lives this long. */
+export const ANONYMOUS_SESSION_MAX_AGE_MS = 2 * 60 * 60 * 1000;
 
 export function sessionMiddleware(pool: pg.Pool, config: Config): RequestHandler {
   const PgStore = connectPgSimple(session);

@@ -14,6 +14,7 @@ import { automationRouter } from './automation.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
+import { bearerAuth, refusedKeyCounter } from '../middleware/bearer.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
 import type { Logger } from '../../logger.js';
 
@@ -75,6 +76,11 @@ export function apiRouter(deps: ApiDeps): Router {
       onSyncError: (error) => deps.logger.warn({ err: error }, 'private ingress counters could not be synced'),
     }),
   ];
+  const bearer = bearerAuth({
+    prisma: deps.prisma,
+    clock: deps.clock,
+    failures: refusedKeyCounter(deps.pool, deps.clock, deps.limits.failedKeysPerAddressPerMinute),
+  });
   const submissions = {
     prisma: deps.prisma,
     baseUrl: deps.baseUrl,
@@ -83,7 +89,7 @@ export function apiRouter(deps: ApiDeps): Router {
   };
   router.use(
     '/v1',
-    contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateLimiters }),
+    contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateLimiters, bearer }),
   );
   router.use(
     '/v1/automation',
@@ -92,6 +98,7 @@ export function apiRouter(deps: ApiDeps): Router {
       baseUrl: deps.baseUrl,
       clock: deps.clock,
       privateLimiters,
+      bearer,
       agentQuota: deps.quotas.agent,
       queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
       reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),

@@ -12,7 +12,6 @@ import {
   type KeyScope,
 } from '../../modules/automation/automation.service.js';
 import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
-import { bearerAuth } from '../middleware/bearer.js';
 import { requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { validateQuery } from '../middleware/validate.js';
@@ -20,6 +19,8 @@ import { validateQuery } from '../middleware/validate.js';
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
   privateLimiters: RequestHandler[];
+  /** Agent-key authentication (http/middleware/bearer.ts). */
+  bearer: RequestHandler;
 }
 
 const privateResponse: RequestHandler = (_req, res, next) => {
@@ -29,7 +30,7 @@ const privateResponse: RequestHandler = (_req, res, next) => {
 
 export function automationRouter(deps: AutomationRouterDeps): Router {
   const router = Router();
-  router.use(privateResponse, refuseKeyInQuery, bearerAuth({ prisma: deps.prisma, clock: deps.clock }), ...deps.privateLimiters);
+  router.use(privateResponse, refuseKeyInQuery, deps.bearer, ...deps.privateLimiters);
   const scope = (res: { locals: { agentKey?: KeyScope } }): KeyScope => {
     const key = res.locals.agentKey!;
     return { accountId: key.accountId, agentId: key.agentId };

@@ -6,10 +6,11 @@ import type { PrismaClient } from '../../db/client.js';
 import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
 import { reviewUrl, submitReport, type SubmissionDeps, type Submitter } from '../../modules/reports/submissions.service.js';
 import { loadSessionAccount } from '../middleware/auth.js';
-import { bearerAuth, hasBearer } from '../middleware/bearer.js';
+import { hasBearer } from '../middleware/bearer.js';
 import { requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { requireSameOrigin } from '../middleware/origin.js';
+import { hasSessionCookie } from '../middleware/session.js';
 import { HttpProblem } from '../problem.js';
 
 export interface ContributionDeps extends SubmissionDeps {
@@ -19,6 +20,8 @@ export interface ContributionDeps extends SubmissionDeps {
   session: RequestHandler;
   /** Per-account and per-address limits of private (bearer) requests. */
   privateLimiters: RequestHandler[];
+  /** Agent-key authentication (http/middleware/bearer.ts). */
+  bearer: RequestHandler;
 }
 
 const noStore: RequestHandler = (_req, res, next) => {
@@ -52,14 +55,28 @@ const requireContributor: RequestHandler = (_req, res, next) => {
 /** Bearer key (with the private limits), or else a signed-in browser session from our own origin. */
 function authenticate(deps: ContributionDeps): RequestHandler {
   // A router used as middleware runs its stack, then hands on to what follows.
-  const viaBearer = Router().use(bearerAuth({ prisma: deps.prisma, clock: deps.clock }), ...deps.privateLimiters);
+  const viaBearer = Router().use(deps.bearer, ...deps.privateLimiters);
   const viaSession = Router().use(
     requireSameOrigin(deps.origin),
     deps.session,
     loadSessionAccount(deps.prisma),
     requireContributor,
   );
-  return (req, res, next) => (hasBearer(req) ? viaBearer(req, res, next) : viaSession(req, res, next));
+  return (req, res, next) => {
+    if (hasBearer(req)) return viaBearer(req, res, next);
+    // Neither a key nor a session: say what is missing, before any word about the Origin.
+    if (!hasSessionCookie(req)) {
+      throw new HttpProblem({
+        status: 401,
+        code: 'missing-credentials',
+        title: 'Credentials required',
+        detail:
+          'Send an agent key as "Authorization: Bearer <key>", or post from a signed-in browser session on this site. Stop retrying until one is configured.',
+        headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
+      });
+    }
+    viaSession(req, res, next);
+  };
 }
 
 export function contributionRouter(deps: ContributionDeps): Router {

@@ -5,15 +5,15 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import multer from 'multer';
 import { signInPages } from '../../modules/accounts/sign-in.pages.js';
-import { MAX_SCREENSHOT_BYTES, MAX_SCREENSHOTS } from '../../modules/evidence/screenshots.js';
 import { reportFormPages } from '../../modules/reports/report-form.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { keysPages } from '../../modules/keys/keys.pages.js';
 import { directoryPages, layoutLocals } from '../../modules/directory-pages/directory.pages.js';
 import { adminPages } from '../../modules/admin/admin.pages.js';
-import { loadSessionAccount } from '../middleware/auth.js';
+import { loadSessionAccount, requireSignedInPage } from '../middleware/auth.js';
+import { screenshotUpload } from '../middleware/uploads.js';
+import { HttpProblem } from '../problem.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { requireSameOrigin } from '../middleware/origin.js';
 import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
@@ -32,6 +32,8 @@ export interface PagesDeps {
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The form posts that take files (multipart). */
+const UPLOAD_PATHS = new Set(['/reports/new']);
 
 export function pagesRouter(deps: PagesDeps): Router {
   const { config } = deps;
@@ -62,33 +64,25 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
   router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
-  // Multipart forms (screenshots) are parsed before the CSRF check, which needs their fields.
-  // Upload limits become a form error, not a failed request.
-  const upload = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: MAX_SCREENSHOT_BYTES, files: MAX_SCREENSHOTS, fields: 50, fieldSize: 16_384 },
-  }).fields([{ name: 'screenshots', maxCount: MAX_SCREENSHOTS }]);
-  router.use((req, res, next) => {
-    if (!req.is('multipart/form-data')) return next();
-    upload(req, res, (error?: unknown) => {
-      if (error instanceof multer.MulterError) {
-        res.locals.uploadError =
-          error.code === 'LIMIT_FILE_SIZE'
-            ? 'Each screenshot must be at most 5 MB.'
-            : error.code === 'LIMIT_FILE_COUNT' || error.code === 'LIMIT_UNEXPECTED_FILE'
-              ? `Attach at most ${MAX_SCREENSHOTS} screenshots.`
-              : 'The upload could not be read.';
-        req.body ??= {};
-        return next();
-      }
-      next(error);
-    });
-  });
-  // Every form post: our origin, and the session's CSRF token.
+  // Every form post: our origin, and the session's CSRF token. Only the routes that take files
+  // read multipart bodies (parsed there, then checked); anywhere else one is refused unread.
   router.use((req, res, next) => {
     if (!STATE_CHANGING.has(req.method)) return next();
-    sameOrigin(req, res, (error?: unknown) => (error ? next(error) : verifyCsrfToken(req, res, next)));
+    sameOrigin(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      if (!req.is('multipart/form-data')) return verifyCsrfToken(req, res, next);
+      if (req.method === 'POST' && UPLOAD_PATHS.has(req.path)) return next();
+      next(
+        new HttpProblem({
+          status: 415,
+          code: 'unsupported-media-type',
+          title: 'Unsupported form encoding',
+          detail: 'This form takes no files: send it as an ordinary form.',
+        }),
+      );
+    });
   });
+  router.post('/reports/new', requireSignedInPage, screenshotUpload, verifyCsrfToken);
 
   router.use(directoryPages({ config, prisma: deps.prisma, clock: deps.clock }));
   router.use(

@@ -37,6 +37,7 @@ import {
   updateCategory,
   updateMerchant,
 } from './directory.service.js';
+import { isStorableText } from '../../text.js';
 
 export interface DirectoryPagesDeps {
   prisma: PrismaClient;
@@ -84,6 +85,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
 
   router.get('/merchants', async (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : '';
+    if (!isStorableText(q)) {
+      throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid search', detail: 'The search text must not contain control characters.' });
+    }
     const visibility = req.query.visibility === 'public' || req.query.visibility === 'hidden' ? req.query.visibility : 'all';
     const page = typeof req.query.page === 'string' && /^\d{1,5}$/.test(req.query.page) ? Math.max(1, Number(req.query.page)) : 1;
     const where = {

@@ -22,6 +22,7 @@ import {
   replaceContentIfVersion,
   type OwnListedReport,
 } from './automation.repository.js';
+import { UUID_PATTERN } from '../directory/query.js';
 
 export interface AutomationDeps extends Links {
   prisma: PrismaClient;
@@ -105,7 +106,7 @@ export async function ownReports(deps: AutomationDeps, scope: KeyScope, query: O
 }
 
 export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: string) {
-  const report = await ownReport(deps.prisma, { ...scope, id });
+  const report = UUID_PATTERN.test(id) ? await ownReport(deps.prisma, { ...scope, id: id.toLowerCase() }) : null;
   if (!report) throw notFoundProblem('This account has no report with this id for this agent.');
   return ownReportView(deps, report);
 }
@@ -142,7 +143,7 @@ export async function replaceReport(
       detail: 'Send If-Match with the report\'s updatedAt from your latest read (GET /api/v1/automation/reports).',
     });
   }
-  const existing = await findOwnReportById(deps.prisma, scope.accountId, input.id);
+  const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, scope.accountId, input.id.toLowerCase()) : null;
   if (!existing || existing.agentId !== scope.agentId) throw notFoundProblem('This account has no report with this id for this agent.');
   const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
     field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,

@@ -3,6 +3,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import { escapeLike } from '../../db/like.js';
 import type { CachedQuery } from '../directory/counts.js';
+import { isStorableText } from '../../text.js';
 
 export interface CategoryRow {
   id: string;
@@ -38,6 +39,8 @@ export async function listCategories(prisma: PrismaClient, offset: number, limit
  * slug, or a merchant's original category string (all case-insensitive).
  */
 export async function resolveCategory(prisma: PrismaClient, value: string): Promise<CategoryRow | null> {
+  // Nothing is named with control characters, and PostgreSQL cannot even compare a NUL.
+  if (value.length > 200 || !isStorableText(value)) return null;
   const named = await prisma.$queryRaw<Array<Omit<CategoryRow, 'merchantCount'>>>`
     SELECT c.id, c.name, c.slug FROM categories c
      WHERE c.slug = lower(${value}) OR lower(c.name) = lower(${value})

@@ -8,6 +8,7 @@ import {
   type Links,
 } from '../directory/notice.js';
 import { cachedQuery } from '../directory/counts.js';
+import { SLUG_PATTERN } from '../directory/query.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
 import { findActiveAgent, listActiveAgents, listCategories, type AgentRow } from './catalog.repository.js';
 
@@ -43,7 +44,7 @@ export async function agents(ctx: DirectoryContext, page: number) {
 
 /** An active agent by slug, or a 404 for the agent-scoped paths. */
 export async function activeAgent(ctx: DirectoryContext, slug: string): Promise<AgentRow> {
-  const agent = await findActiveAgent(ctx.prisma, slug);
+  const agent = SLUG_PATTERN.test(slug) ? await findActiveAgent(ctx.prisma, slug) : null;
   if (!agent) throw notFoundProblem('No active agent has this slug.');
   return agent;
 }

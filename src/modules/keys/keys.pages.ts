@@ -9,6 +9,7 @@ import { HttpProblem } from '../../http/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById } from './keys.repository.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
+import { UUID_PATTERN } from '../directory/query.js';
 
 export interface KeysPageDeps {
   prisma: PrismaClient;
@@ -149,7 +150,8 @@ export function keysPages(deps: KeysPageDeps): Router {
 
   router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInPost, async (req, res) => {
     const account = res.locals.account!;
-    const found = await revokeKey(deps.prisma, { accountId: account.id, keyId: String(req.params.id) }, deps.clock.now());
+    const keyId = String(req.params.id);
+    const found = UUID_PATTERN.test(keyId) && (await revokeKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now()));
     if (!found) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
     res.redirect(303, KEYS_PAGE_PATH);
   });
@@ -162,7 +164,9 @@ export function keysPages(deps: KeysPageDeps): Router {
     }
     let issued: IssuedKey;
     try {
-      issued = await replaceKey(deps.prisma, { accountId: account.id, keyId: String(req.params.id) }, deps.clock.now());
+      const keyId = String(req.params.id);
+      if (!UUID_PATTERN.test(keyId)) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+      issued = await replaceKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now());
     } catch (error) {
       if (error instanceof HttpProblem && error.status === 404) {
         throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { OUTCOMES, STAGES } from '../aggregation/constants.js';
 import { intParam, pageParam, slugParam } from '../directory/query.js';
+import { storable } from '../../text.js';
 
 export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating'] as const;
 export const MERCHANT_VIEWS = ['standard', 'compact'] as const;
 
 const merchantFilters = {
-  q: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('Case-insensitive text in the name, slug or website.'),
-  category: z.string().trim().min(1, 'must not be empty').max(100).optional()
+  q: z.string().trim().min(1, 'must not be empty').max(200).superRefine(storable()).optional().describe('Case-insensitive text in the name, slug or website.'),
+  category: z.string().trim().min(1, 'must not be empty').max(100).superRefine(storable()).optional()
     .describe('Canonical category slug, or a category name as originally given (legacy names too).'),
   outcome: z.enum(OUTCOMES).optional().describe('Merchants with an approved report of this overall outcome.'),
   region: z

@@ -15,7 +15,7 @@ import {
   type Links,
 } from '../directory/notice.js';
 import { cachedCounter } from '../directory/counts.js';
-import { UUID_PATTERN } from '../directory/query.js';
+import { SLUG_PATTERN, UUID_PATTERN } from '../directory/query.js';
 import {
   findPublicMerchant,
   searchMerchants,
@@ -222,7 +222,8 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
 
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */
 export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): Promise<MerchantView> {
-  const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : { slug: slugOrId };
+  const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : SLUG_PATTERN.test(slugOrId) ? { slug: slugOrId } : null;
+  if (!key) throw notFoundProblem('No public merchant has this slug or id.');
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
   if (!row) throw notFoundProblem('No public merchant has this slug or id.');
   const stored = new Map(

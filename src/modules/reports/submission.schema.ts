@@ -2,6 +2,7 @@
 // automation updates, the OpenAPI document and the contribution schema.
 import { z } from 'zod';
 import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS, type OutcomeKey } from '../aggregation/constants.js';
+import { storable } from '../../text.js';
 
 export const EXPERIENCE_MAX_LENGTH = 4_000;
 
@@ -11,7 +12,11 @@ export const PRIVACY_CONDITIONS = [
   'it contains no instructions for bypassing a site\'s protections',
 ] as const;
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).superRefine(storable());
+
+/** The earliest test date taken (before it, the date is a typo, and PostgreSQL has no year 0). */
+export const EARLIEST_TEST_DATE = '2000-01-01';
 
 /** A real calendar date written YYYY-MM-DD. Whether it lies in the future is checked against the clock. */
 export const calendarDate = z
@@ -20,7 +25,8 @@ export const calendarDate = z
   .refine((value) => {
     const date = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  }, 'must be a real calendar date');
+  }, 'must be a real calendar date')
+  .refine((value) => value >= EARLIEST_TEST_DATE, `must be ${EARLIEST_TEST_DATE} or later`);
 
 export const reportSubmission = z
   .strictObject({
@@ -34,7 +40,11 @@ export const reportSubmission = z
       .optional()
       .describe('Outcome per attempted task; unattempted tasks are absent.'),
     outcome: z.enum(OUTCOMES).optional().describe('Overall outcome; derived from capabilityResults when omitted.'),
-    experience: z.string().max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`).optional(),
+    experience: z
+      .string()
+      .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
+      .superRefine(storable({ multiline: true }))
+      .optional(),
     testedAt: calendarDate.optional().describe('Date of the test (YYYY-MM-DD), not in the future.'),
     agentVersion: text(100).optional(),
     region: text(100).optional(),

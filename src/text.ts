@@ -1,0 +1,30 @@
+// Text a person or an agent may send us: PostgreSQL must be able to store it, and it must read
+// back exactly as sent. A NUL character cannot be stored at all, and a lone UTF-16 surrogate
+// comes back as U+FFFD, so an identical retry would no longer be identical. Control characters
+// other than tab and line breaks are never meant in our fields.
+import { z } from 'zod';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// eslint-disable-next-line no-control-regex
+const ANY_CONTROL = /[\u0000-\u001F\u007F]/;
+
+/** Why `value` cannot be taken as text, or null when it can. */
+export function textProblem(value: string, options: { multiline?: boolean } = {}): string | null {
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode (it contains half of a surrogate pair)';
+  if ((options.multiline ? CONTROL_EXCEPT_LINES : ANY_CONTROL).test(value)) {
+    return options.multiline ? 'must not contain control characters other than tabs and line breaks' : 'must not contain control characters';
+  }
+  return null;
+}
+
+export const isStorableText = (value: string, options: { multiline?: boolean } = {}) => textProblem(value, options) === null;
+
+/** A zod check refusing what textProblem refuses (one line, unless `multiline`): `.superRefine(storable())`. */
+export function storable(options: { multiline?: boolean } = {}) {
+  return (value: string, ctx: z.RefinementCtx) => {
+    const problem = textProblem(value, options);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+}
