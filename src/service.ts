@@ -75,12 +75,14 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      logger.info('no longer accepting connections; finishing the requests in flight');
       const force = setTimeout(() => {
         logger.warn('in-flight requests did not finish in time; closing their connections');
         server.closeAllConnections();
       }, config.shutdownTimeoutMs);
       await closed;
       clearTimeout(force);
+      logger.info('requests in flight finished');
       await versions.close();
     },
   };

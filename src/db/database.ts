@@ -77,6 +77,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
         await prisma.$disconnect().catch(() => undefined);
         await openedPool.end().catch(() => undefined);
         await embedded?.stop();
+        if (embedded && !embedded.attached) log?.info('embedded PostgreSQL stopped');
       },
     };
   } catch (error) {

@@ -113,6 +113,10 @@ describe('hostile input', () => {
         const res = await moderator.get('/admin/merchants?q=a%00b');
         expect(res.status).toBe(400);
         expect(res.text).toContain('control characters');
+        // LIKE wildcards are plain characters in every search, here too.
+        const wild = await moderator.get('/admin/merchants?q=%25_%25').expect(200);
+        expect(wild.text).not.toContain('/admin/merchants/0');
+        expect((wild.text.match(/href="\/admin\/merchants\/[0-9a-f-]{36}"/g) ?? []).length).toBe(0);
       } finally {
         await admin.close();
       }

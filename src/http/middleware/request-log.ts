@@ -34,7 +34,8 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    // A caller's id is echoed and logged: never one that looks like an agent key.
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) && !/acd_/i.test(incoming) ? incoming : randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
     if (!QUIET_PATHS.has(req.url)) {

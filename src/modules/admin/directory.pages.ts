@@ -38,6 +38,7 @@ import {
   updateMerchant,
 } from './directory.service.js';
 import { isStorableText } from '../../text.js';
+import { escapeLike } from '../../db/like.js';
 
 export interface DirectoryPagesDeps {
   prisma: PrismaClient;
@@ -94,9 +95,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
       ...(q
         ? {
             OR: [
-              { name: { contains: q, mode: 'insensitive' as const } },
-              { slug: { contains: q, mode: 'insensitive' as const } },
-              { website: { contains: q, mode: 'insensitive' as const } },
+              { name: { contains: escapeLike(q), mode: 'insensitive' as const } },
+              { slug: { contains: escapeLike(q), mode: 'insensitive' as const } },
+              { website: { contains: escapeLike(q), mode: 'insensitive' as const } },
             ],
           }
         : {}),

@@ -2,6 +2,7 @@
 // public route. Screenshot storage paths are read only by the evidence route, never here.
 import type { Prisma, PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
+import { escapeLike } from '../../db/like.js';
 
 export const QUEUE_PAGE_SIZE = 50;
 
@@ -30,9 +31,9 @@ function queueWhere(f: QueueFilter): Prisma.ReportWhereInput {
   if (f.merchant) {
     merchant.push({
       OR: [
-        { name: { contains: f.merchant, mode: 'insensitive' } },
-        { slug: { contains: f.merchant, mode: 'insensitive' } },
-        { website: { contains: f.merchant, mode: 'insensitive' } },
+        { name: { contains: escapeLike(f.merchant), mode: 'insensitive' } },
+        { slug: { contains: escapeLike(f.merchant), mode: 'insensitive' } },
+        { website: { contains: escapeLike(f.merchant), mode: 'insensitive' } },
       ],
     });
   }

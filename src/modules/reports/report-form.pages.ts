@@ -22,6 +22,7 @@ import { UUID_PATTERN } from '../directory/query.js';
 import { checkScreenshots, discardScreenshots, MAX_SCREENSHOTS, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
 import { isFutureTestDate, reviewUrl, submitReport, type SubmissionDeps } from './submissions.service.js';
+import { escapeLike } from '../../db/like.js';
 
 export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -61,7 +62,7 @@ const pointerField = (pointer: string) => {
 async function merchantChoices(prisma: PrismaClient, q: string, selectedId: string | undefined) {
   const byName = q
     ? await prisma.merchant.findMany({
-        where: { isPublic: true, OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q.toLowerCase() } }] },
+        where: { isPublic: true, OR: [{ name: { contains: escapeLike(q), mode: 'insensitive' } }, { slug: { contains: escapeLike(q.toLowerCase()) } }] },
         select: { id: true, name: true, website: true },
         orderBy: { name: 'asc' },
         take: 20,
