@@ -60,7 +60,9 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+      const s = config.host
+        ? app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)))
+        : app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
     });
   } catch (error) {
     await versions.close();

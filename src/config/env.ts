@@ -62,6 +62,7 @@ const emailList = z.preprocess(
 const envSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  HOST: z.preprocess(emptyToUndefined, z.string().optional()),
   BASE_URL: z.preprocess(
     emptyToUndefined,
     z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
@@ -104,6 +105,8 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   readonly env: Env['NODE_ENV'];
   readonly port: number;
+  /** Interface to listen on; unset: every interface. */
+  readonly host: string | undefined;
   /** Public origin, without a trailing slash, used for links and the Origin check. */
   readonly baseUrl: string;
   readonly origin: string;
@@ -174,6 +177,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     env: env.NODE_ENV,
     port: env.PORT,
+    host: env.HOST,
     baseUrl,
     origin,
     secureCookies: origin.startsWith('https:'),

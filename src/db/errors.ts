@@ -8,6 +8,7 @@ interface Layer {
   code?: unknown;
   message?: unknown;
   kind?: unknown;
+  severity?: unknown;
   originalCode?: unknown;
   cause?: unknown;
   meta?: { driverAdapterError?: { cause?: unknown } };
@@ -26,12 +27,14 @@ function* layers(error: unknown): Generator<Layer> {
   }
 }
 
-/** The SQLSTATE of the error, when PostgreSQL gave one. */
+/**
+ * The SQLSTATE of the error, when PostgreSQL gave one: pg's own errors carry it as `code` (with
+ * a `severity`), the driver adapter's as `originalCode`. Prisma's own codes (P2010…) are not.
+ */
 export function sqlState(error: unknown): string | undefined {
   for (const layer of layers(error)) {
-    for (const value of [layer.originalCode, layer.code]) {
-      if (typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value)) return value;
-    }
+    const value = typeof layer.originalCode === 'string' ? layer.originalCode : typeof layer.severity === 'string' ? layer.code : undefined;
+    if (typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value)) return value;
   }
   return undefined;
 }

@@ -80,7 +80,7 @@ export function classifyError(error: unknown): ClassifiedError {
         status: 503,
         code: 'service-unavailable',
         title: 'Service unavailable',
-        detail: `The directory's database is not answering. Nothing was changed. Retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`,
+        detail: `The directory's database is not answering. Retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds; a retried submission is recognised (an identical one answers 200 unchanged).`,
         headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
       },
     };

@@ -24,7 +24,7 @@ export const htmlErrorHandler: ErrorRequestHandler = (error: unknown, req, res, 
   if (log) req.log?.[log]({ err: error }, problem.status >= 500 ? 'request failed' : 'input refused by the database');
   for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
   if (problem.status === 503) {
-    renderError(res, 503, 'The directory is resting', `Its database is not answering right now; nothing was changed. Try again in ${problem.headers?.['Retry-After'] ?? 'a few'} seconds.`);
+    renderError(res, 503, 'The directory is resting', `Its database is not answering right now. Try again in ${problem.headers?.['Retry-After'] ?? 'a few'} seconds.`);
   } else if (problem.status >= 500) {
     renderError(res, 500, 'Something went wrong', 'Please try again in a moment.');
   } else if (error instanceof HttpProblem) {

@@ -206,6 +206,8 @@ export class SyncedRateLimitStore implements Store {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
+    // Shutting down: the last second's counts go with the process.
+    if ((this.pool as pg.Pool & { ending?: boolean }).ending) return Promise.resolve();
     const batch = [...this.counters].filter(([, c]) => c.unsent !== 0);
     if (batch.length === 0) return Promise.resolve();
     for (const [, c] of batch) {

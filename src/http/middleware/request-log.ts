@@ -41,7 +41,8 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
     if (!QUIET_PATHS.has(req.url)) {
       res.once('close', () => {
         const finished = res.writableFinished;
-        const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !finished ? 'warn' : 'info';
+        // A client's mistake or a refusal (4xx, 429 included) is routine: only failures warn.
+        const level = res.statusCode >= 500 ? 'error' : finished ? 'info' : 'warn';
         if (!logger.isLevelEnabled(level)) return;
         logger[level](
           {

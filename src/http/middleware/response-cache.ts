@@ -272,6 +272,8 @@ export function settleWrites(versions: DirectoryVersions): RequestHandler {
     const end = res.end;
     res.end = function (this: Response, ...args: unknown[]) {
       res.end = end;
+      // A refused request changed nothing.
+      if (res.statusCode >= 400) return (end as (...a: unknown[]) => Response).apply(res, args);
       void versions.settle().finally(() => (end as (...a: unknown[]) => Response).apply(res, args));
       return res;
     } as Response['end'];

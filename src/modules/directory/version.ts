@@ -106,29 +106,40 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
     }
   }
 
-  const poller = setInterval(() => {
+  let reading: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const readNow = async () => {
     const c = client;
     if (!c || !trusted) return;
-    readVersion(c).then(
+    await readVersion(c).then(
       (version) => learn(version, true),
       (error: unknown) => drop(error),
     );
+  };
+
+  const poller = setInterval(() => {
+    if (!reading) void versions.settle();
   }, pollMs);
   poller.unref();
 
   await connect();
 
-  return {
+  const versions: DirectoryVersions = {
     current: () => (trusted ? known : null),
-    async settle() {
+    settle() {
       // Read on the listening connection itself: any notification sent before the answer
-      // arrives first, and the answer is the newest committed version.
-      const c = client;
-      if (!c || !trusted) return;
-      await readVersion(c).then(
-        (version) => learn(version, true),
-        (error: unknown) => drop(error),
-      );
+      // arrives first, and the answer is the newest committed version. Callers share reads: one
+      // runs at a time, and whoever comes while it runs shares the next one (which starts after
+      // their commit), so the connection never has two queries at once.
+      if (!reading) {
+        reading = readNow().finally(() => (reading = undefined));
+        return reading;
+      }
+      next ??= reading.then(() => {
+        next = undefined;
+        return versions.settle();
+      });
+      return next;
     },
     async close() {
       closed = true;
@@ -144,4 +155,5 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
       }
     },
   };
+  return versions;
 }
