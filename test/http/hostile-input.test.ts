@@ -256,6 +256,16 @@ describe('hostile input', () => {
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
+  it('never echoes a long address into a Location header (clients cannot read headers over 16 KB)', async () => {
+    const long = 'x'.repeat(12_000);
+    const profile = await request(t.app).get(`/profile/agents?q=${long}`).expect(303);
+    expect(profile.headers.location).toBe('/sign-in?next=%2Fprofile%2Fagents');
+    const admin = await request(t.app).get(`/admin/${long}`).expect(303);
+    expect(admin.headers.location).toBe('/sign-in');
+    const category = await request(t.app).get(`/categories/${T.merchants[0]!.category.toUpperCase().replace(/[^A-Z]/g, '') || 'x'}?q=${long}`);
+    expect(category.headers.location?.length ?? 0).toBeLessThan(2_100);
+  });
+
   it('answers a URL over 16 KB with a 431 problem naming the limit', async () => {
     const server = http.createServer(t.app);
     answerClientErrors(server);

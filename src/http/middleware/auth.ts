@@ -1,5 +1,6 @@
 // Who is signed in (browser session), for the pages and the contribution API.
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import { MAX_NEXT_LENGTH } from '../../modules/accounts/sign-in.service.js';
 import type { PrismaClient } from '../../db/client.js';
 import { findAccountById, type AccountRow } from '../../modules/accounts/accounts.repository.js';
 
@@ -21,13 +22,22 @@ export function loadSessionAccount(prisma: PrismaClient): RequestHandler {
   };
 }
 
+/**
+ * Sends a visitor to the sign-in page, to come back to `next` afterwards: without its query
+ * when the whole address is too long to travel back in a Location header, or without `next`.
+ */
+export function redirectToSignIn(res: Response, next: string): void {
+  const path = next.length <= MAX_NEXT_LENGTH ? next : next.split('?')[0]!;
+  res.redirect(303, path.length <= MAX_NEXT_LENGTH ? `/sign-in?next=${encodeURIComponent(path)}` : '/sign-in');
+}
+
 /** Pages for signed-in people: others go to the sign-in page and come back afterwards. */
 export const requireSignedInPage: RequestHandler = (req, res, next) => {
   if (res.locals.account) {
     next();
     return;
   }
-  res.redirect(303, `/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
+  redirectToSignIn(res, req.originalUrl);
 };
 
 export type { AccountRow };

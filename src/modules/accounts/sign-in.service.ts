@@ -22,8 +22,12 @@ export const emailSchema = z
   .pipe(z.email('is not an e-mail address'));
 
 /** A path on this site to go to after sign-in, or null: never another origin (no open redirect). */
+/** Longest `next` kept: it travels in a Location header, which clients cap at 16 KB or less. */
+export const MAX_NEXT_LENGTH = 2_000;
+
 export function safeNextPath(next: unknown, baseUrl: string): string | null {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
+  if (typeof next !== 'string' || next.length > MAX_NEXT_LENGTH) return null;
+  if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
   try {
     const base = new URL(baseUrl);
     const url = new URL(next, base);

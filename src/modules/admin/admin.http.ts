@@ -11,6 +11,7 @@ import {
   TASK_LABELS,
   TASKS,
 } from '../aggregation/constants.js';
+import { redirectToSignIn } from '../../http/middleware/auth.js';
 
 export interface Flash {
   kind: 'ok' | 'error';
@@ -48,7 +49,7 @@ export const requireModerator: RequestHandler = (req, res, next) => {
   if (!account) {
     // A form posted after the session ended goes back to the page, not to the POST URL.
     const next = req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : '/admin';
-    res.redirect(303, `/sign-in?next=${encodeURIComponent(next)}`);
+    redirectToSignIn(res, next);
     return;
   }
   if (account.suspended) {

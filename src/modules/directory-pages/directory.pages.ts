@@ -140,7 +140,8 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
       if (category.slug !== requested) {
         // Legacy names and slugs, and other spellings, move permanently to the canonical URL.
         const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-        res.redirect(301, `/categories/${category.slug}${query}`);
+        // (A query too long to travel back in a Location header is left behind.)
+        res.redirect(301, `/categories/${category.slug}${query.length <= 2_000 ? query : ''}`);
         return;
       }
       await renderDirectory(req, res, {
