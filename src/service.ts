@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { runUpkeep } from './upkeep.js';
+import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
 
@@ -24,6 +25,18 @@ export interface RunningService {
   readonly database: Database;
   readonly url: string;
   stop(): Promise<void>;
+}
+
+/** The database with its migrations applied and, in an empty one, the demo directory. */
+async function openPrepared(config: Config, logger: Logger): Promise<Database> {
+  const database = await openDatabase(config, { logger, bounded: true });
+  try {
+    if (config.seedDemoData) await loadDemoIfEmpty(database, logger);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
 }
 
 export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG] === '1';
@@ -93,7 +106,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   if (isClusterWorker()) return startWorker(config, logger);
   if (config.webConcurrency > 1 && cluster.isPrimary) return startPrimary(config, logger);
-  const database = await openDatabase(config, { seed: config.seedDemoData, logger, bounded: true });
+  const database = await openPrepared(config, logger);
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp(config, logger, database);
@@ -118,7 +131,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
 /** A cluster worker: HTTP only, on the database the primary prepared (its DATABASE_URL). */
 async function startWorker(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { seed: false, migrate: false, logger, bounded: true });
+  const database = await openDatabase(config, { migrate: false, logger, bounded: true });
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp(config, logger, database);
@@ -145,7 +158,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
  * (each finishes its in-flight requests) and the database last.
  */
 async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { seed: config.seedDemoData, logger, bounded: true });
+  const database = await openPrepared(config, logger);
   const upkeep = startUpkeep(database, logger);
   let stopping = false;
   let restarts = 0;

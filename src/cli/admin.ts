@@ -287,7 +287,7 @@ async function main(argv: string[]): Promise<number> {
     err(`admin: ${error.message}`);
     return 1;
   }
-  const db = await openDatabase(config, { seed: false });
+  const db = await openDatabase(config);
   try {
     return await runAdmin(argv, { prisma: db.prisma, now: () => new Date(), out, err });
   } finally {

@@ -11,8 +11,8 @@ import {
   resolveDemoOptions,
   type DemoCounts,
   type DemoOptions,
-} from '../db/seed/demo-data.js';
-import { DIRECTORY_TABLES, loadDemoData, seedDemoDataIfEmpty } from '../db/seed/load.js';
+} from '../demo/demo-data.js';
+import { DIRECTORY_TABLES, loadDemoData, seedDemoDataIfEmpty } from '../demo/load.js';
 import { recomputeAllSummaries } from '../modules/aggregation/summaries.service.js';
 
 const USAGE = `usage: npm run seed -- [--merchants N] [--reports N] [--seed N] [--force]
@@ -86,7 +86,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const db = await openDatabase(config, { seed: false });
+  const db = await openDatabase(config);
   try {
     const started = performance.now();
     const progress = (message: string) => console.log(`  ${message}`);

@@ -1,5 +1,6 @@
 // Opens the service's database: the configured server (DATABASE_URL), or the embedded
-// PostgreSQL under DATA_DIR; applies pending migrations; loads the demo data once.
+// PostgreSQL under DATA_DIR, and applies pending migrations. (Loading the demo directory into
+// an empty database is src/demo/demo.ts's.)
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/env.js';
@@ -7,8 +8,6 @@ import type { Logger } from '../logger.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { applyMigrations } from './migrations.js';
 import { createPool, createPrismaClient, ensureDatabaseExists, EMBEDDED_DATABASE_NAME, type PrismaClient } from './client.js';
-import { seedDemoDataIfEmpty } from './seed/load.js';
-import { recomputeAllSummaries } from '../modules/aggregation/summaries.service.js';
 
 export interface Database {
   readonly url: string;
@@ -19,8 +18,6 @@ export interface Database {
 }
 
 export interface OpenOptions {
-  /** Load the demo directory when the database is empty. */
-  seed: boolean;
   /** Apply pending migrations first (default true; cluster workers leave it to the primary). */
   migrate?: boolean;
   /** Bound every statement and connection wait (the serving processes; see createPool). */
@@ -28,7 +25,7 @@ export interface OpenOptions {
   logger?: Logger;
 }
 
-export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const log = options.logger;
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -56,14 +53,6 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       options.bounded ? { statementMs: config.databaseTimeoutMs, acquireMs: Math.min(5_000, config.databaseTimeoutMs) } : undefined,
     );
     const prisma = createPrismaClient(pool);
-    const now = new Date();
-    if (options.seed) {
-      const counts = await seedDemoDataIfEmpty(pool, { now });
-      if (counts) {
-        await recomputeAllSummaries(prisma, now);
-        log?.info({ counts }, 'loaded the demo directory into the empty database');
-      }
-    }
     const openedPool = pool;
     let closed = false;
     return {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
-import { loadDemoData } from '../../src/db/seed/load.js';
+import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 

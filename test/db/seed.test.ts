@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { collectDemoData, createDemoData, type DemoCounts } from '../../src/db/seed/demo-data.js';
-import { isDatabaseEmpty, loadDemoData, SEED_LOCK_KEY, seedDemoDataIfEmpty } from '../../src/db/seed/load.js';
+import { collectDemoData, createDemoData, type DemoCounts } from '../../src/demo/demo-data.js';
+import { isDatabaseEmpty, loadDemoData, SEED_LOCK_KEY, seedDemoDataIfEmpty } from '../../src/demo/load.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const now = new Date('2026-11-22T12:00:00.000Z');

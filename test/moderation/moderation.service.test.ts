@@ -2,7 +2,7 @@
 // the same transaction as the status.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemoData } from '../../src/db/seed/load.js';
+import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries, recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import {
   approveReport,

@@ -13,7 +13,7 @@ import { fixedClock } from '../../src/clock.js';
 import { createPool, createPrismaClient, ensureDatabaseExists, type PrismaClient } from '../../src/db/client.js';
 import { freePort, startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { applyMigrations } from '../../src/db/migrations.js';
-import { loadDemoData } from '../../src/db/seed/load.js';
+import { loadDemoData } from '../../src/demo/load.js';
 import { createLogger } from '../../src/logger.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { watchDirectoryVersion, type DirectoryVersions } from '../../src/modules/directory/version.js';

@@ -1,6 +1,6 @@
 // An app over a database holding the demo directory with its summaries computed, at a
 // fixed moment, so tests can compare API output with the rows behind it.
-import { loadDemoData } from '../../src/db/seed/load.js';
+import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { createTestApp, type TestApp } from './app.js';
 

@@ -6,7 +6,7 @@ import {
   deriveOutcome,
   resolveDemoOptions,
   type DemoRows,
-} from '../../src/db/seed/demo-data.js';
+} from '../../src/demo/demo-data.js';
 
 const now = new Date('2026-11-22T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -14,14 +14,14 @@ import type {
   Stage,
   SubmissionChannel,
   TaskKey,
-} from '../../generated/prisma/enums.js';
+} from '../generated/prisma/enums.js';
 import { hash32, permute32, rngFor, type Rng } from './prng.js';
-import { TASKS as TASK_KEYS, STAGES } from '../../modules/aggregation/constants.js';
-import { deriveOutcome } from '../../modules/reports/content.js';
+import { TASKS as TASK_KEYS, STAGES } from '../modules/aggregation/constants.js';
+import { deriveOutcome } from '../modules/reports/content.js';
 
 // The spec's keys, from the one place that lists them.
-export { TASKS as TASK_KEYS, OUTCOMES, STAGES, FAILURE_REASONS } from '../../modules/aggregation/constants.js';
-export { deriveOutcome } from '../../modules/reports/content.js';
+export { TASKS as TASK_KEYS, OUTCOMES, STAGES, FAILURE_REASONS } from '../modules/aggregation/constants.js';
+export { deriveOutcome } from '../modules/reports/content.js';
 
 export const DEFAULT_DEMO_SEED = 42;
 export const DEFAULT_DEMO_MERCHANTS = 60;
