@@ -3,7 +3,7 @@
 // their day of grace; connect-pg-simple prunes expired sessions itself every 15 minutes).
 import type { Database } from './db/database.js';
 import type { Logger } from './logger.js';
-import { pruneRateLimitCounters } from './http/middleware/rate-limit.js';
+import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 

@@ -9,7 +9,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import type { PrismaClient } from '../db/client.js';
 import { openDatabase } from '../db/database.js';
-import { HttpProblem } from '../http/problem.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
 import {
   AccountNotFoundError,
@@ -30,6 +29,7 @@ import {
   ReportNotFoundError,
   withdrawReport,
 } from '../modules/moderation/moderation.service.js';
+import { Refusal } from '../errors.js';
 
 export interface AdminDeps {
   prisma: PrismaClient;
@@ -253,8 +253,8 @@ function knownErrorMessage(error: unknown): string | null {
   ) {
     return error.message;
   }
-  // The keys service speaks HTTP (its callers are routes); its detail reads well here too.
-  if (error instanceof HttpProblem) return error.init.detail ?? error.init.title;
+  // A service's refusal says what went wrong in words that read well here too.
+  if (error instanceof Refusal) return error.init.detail ?? error.init.title;
   return null;
 }
 

@@ -1,17 +1,10 @@
-// RFC 9457 problem details: the one error format of every API route.
+// RFC 9457 problem details: the one error format of every API route. A service's Refusal
+// (src/errors.ts) becomes one here, with the status its kind means; HttpProblem is for what
+// only the HTTP layer refuses (credentials, origins, media types).
 import type { Response } from 'express';
-import type { z } from 'zod';
+import type { FieldError, LimitUsage, Refusal, RefusalKind } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/** One named input that failed validation. */
-export interface FieldError {
-  /** A query parameter or header name. */
-  parameter?: string;
-  /** A JSON pointer into the request body, e.g. "#/capabilityResults/CART". */
-  pointer?: string;
-  detail: string;
-}
 
 export interface ProblemInit {
   status: number;
@@ -37,6 +30,49 @@ export class HttpProblem extends Error {
   }
 }
 
+const STATUS_OF: Record<RefusalKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  unsupported: 415,
+  'precondition-required': 428,
+  'rate-limited': 429,
+};
+
+export const statusOf = (kind: RefusalKind): number => STATUS_OF[kind];
+
+/** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers-08) of one limit's usage. */
+export function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${usage.name}"; q=${usage.limit}; w=${usage.windowSeconds}${usage.partition ? `; pk=:${usage.partition}:` : ''}`,
+    RateLimit: `"${usage.name}"; r=${usage.remaining}; t=${usage.resetSeconds}`,
+  };
+}
+
+/** Lists a limit's usage after the policies a response already names (one per limit). */
+export function appendRateLimitHeaders(res: Response, usage: LimitUsage): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(usage))) {
+    const previous = res.getHeader(name);
+    res.setHeader(name, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value]);
+  }
+}
+
+/** The problem a service's refusal is. */
+export function problemOf(refusal: Refusal): ProblemInit {
+  const { kind, code, title, detail, errors, extensions, usage } = refusal.init;
+  return {
+    status: STATUS_OF[kind],
+    code,
+    title,
+    ...(detail ? { detail } : {}),
+    ...(errors ? { errors } : {}),
+    ...(extensions ? { extensions } : {}),
+    ...(usage ? { headers: { ...rateLimitHeaders(usage), ...(kind === 'rate-limited' ? { 'Retry-After': String(usage.resetSeconds) } : {}) } } : {}),
+  };
+}
+
 export function problemBody(init: ProblemInit): Record<string, unknown> {
   return {
     type: `/problems/${init.code}`,
@@ -48,45 +84,14 @@ export function problemBody(init: ProblemInit): Record<string, unknown> {
   };
 }
 
+const LISTED_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);
+
 export function sendProblem(res: Response, init: ProblemInit): void {
-  for (const [name, value] of Object.entries(init.headers ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(init.headers ?? {})) {
+    // A refused limit is listed after the limits the request already passed.
+    const previous = LISTED_HEADERS.has(name.toLowerCase()) ? res.getHeader(name) : undefined;
+    res.setHeader(name, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value]);
+  }
   res.status(init.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(init)));
 }
 
-/** Field errors from a zod failure, located in the query string or the body. */
-export function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): FieldError[] {
-  const at = (path: string[], detail: string): FieldError =>
-    location === 'body'
-      ? { pointer: `#/${path.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`, detail }
-      : { parameter: path[0] ?? '(none)', detail };
-  return error.issues.flatMap((issue) => {
-    const path = issue.path.map(String);
-    // An unknown key is reported at its own name, not at the object that holds it.
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => at([...path, key], location === 'body' ? 'is not a known field' : 'is not a known parameter'));
-    }
-    return [at(path, issue.message)];
-  });
-}
-
-export function validationProblem(error: z.ZodError, location: 'query' | 'body' | 'header'): HttpProblem {
-  return invalidInput(fieldErrors(error, location), location);
-}
-
-/** A 400 naming the inputs that are wrong (for checks beyond the schema, e.g. unknown ids). */
-export function invalidInput(errors: FieldError[], location: 'query' | 'body' | 'header'): HttpProblem {
-  const names = [...new Set(errors.map((e) => e.parameter ?? e.pointer?.slice(2) ?? ''))].filter(Boolean);
-  return new HttpProblem({
-    status: 400,
-    code: 'validation-failed',
-    title: 'The request is not valid',
-    detail: `Invalid ${location === 'query' ? 'parameter' : 'field'}${names.length > 1 ? 's' : ''}: ${names.join(', ') || '(root)'}.`,
-    errors,
-  });
-}
-
-export const invalidParameter = (parameter: string, detail: string) => invalidInput([{ parameter, detail }], 'query');
-export const invalidField = (field: string, detail: string) => invalidInput([{ pointer: `#/${field}`, detail }], 'body');
-
-export const notFoundProblem = (detail = 'No resource exists at this address.'): HttpProblem =>
-  new HttpProblem({ status: 404, code: 'not-found', title: 'Not found', detail });

@@ -168,10 +168,10 @@ describe('bearer agent keys', () => {
 
   it('refuses to issue keys for inactive agents or suspended accounts', async () => {
     const inactive = await t.db.prisma.agent.create({ data: { slug: 'gone', name: 'Gone', vendor: 'V', active: false } });
-    await expect(issueKey(t.db.prisma, { accountId, agentId: inactive.id }, t.clock.now())).rejects.toMatchObject({ status: 400 });
-    await expect(issueKey(t.db.prisma, { accountId, agentId: 'nope' }, t.clock.now())).rejects.toMatchObject({ status: 400 });
+    await expect(issueKey(t.db.prisma, { accountId, agentId: inactive.id }, t.clock.now())).rejects.toMatchObject({ kind: 'invalid', init: { code: 'agent-unavailable' } });
+    await expect(issueKey(t.db.prisma, { accountId, agentId: 'nope' }, t.clock.now())).rejects.toMatchObject({ kind: 'invalid', init: { code: 'agent-unavailable' } });
     const suspended = await t.db.prisma.account.findUniqueOrThrow({ where: { email: 'suspended@example.org' } });
-    await expect(issueKey(t.db.prisma, { accountId: suspended.id, agentId }, t.clock.now())).rejects.toMatchObject({ status: 403 });
+    await expect(issueKey(t.db.prisma, { accountId: suspended.id, agentId }, t.clock.now())).rejects.toMatchObject({ kind: 'forbidden', init: { code: 'account-suspended' } });
   });
 
   it('refuses a key in the query string (400) without echoing it, even alongside a valid header', async () => {

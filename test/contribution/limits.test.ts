@@ -44,8 +44,9 @@ describe('submission limits', () => {
     const agentId = T.agents[0]!.id;
     for (const i of [0, 1]) {
       const res = await browser.post('/api/v1/reports').set('Origin', TEST_BASE_URL).send(report(i, agentId)).expect(201);
-      expect(res.headers['ratelimit-policy']).toBe('"browser-submissions";q=2;w=3600');
-      expect(res.headers['ratelimit']).toBe(`"browser-submissions";r=${1 - i};t=3600`);
+      // The same draft-8 syntax as every other limit, partition key included.
+      expect(res.headers['ratelimit-policy']).toMatch(/^"browser-submissions"; q=2; w=3600; pk=:[A-Za-z0-9+/=]+:$/);
+      expect(res.headers['ratelimit']).toBe(`"browser-submissions"; r=${1 - i}; t=3600`);
     }
     const before = await t.db.prisma.report.count();
     const limited = await browser.post('/api/v1/reports').set('Origin', TEST_BASE_URL).send(report(2, agentId));
@@ -72,7 +73,8 @@ describe('submission limits', () => {
     await post(keyA, report(7, agentA)).expect(201);
     const limited = await post(keyB, report(8, agentB));
     expectLimited(limited);
-    expect(limited.headers['ratelimit-policy']).toBe('"agent-submissions";q=3;w=3600');
+    // Listed after the private policies the request passed, not instead of them.
+    expect(limited.headers['ratelimit-policy']).toMatch(/^"private:account"; q=\d+; w=60; pk=:[^:]+:, "private:address"; q=\d+; w=60; pk=:[^:]+:, "agent-submissions"; q=3; w=3600; pk=:[^:]+:$/);
     expect(await t.db.prisma.report.count({ where: { accountId: account.id } })).toBe(3);
     // Unchanged resubmissions still answer while the hourly quota is used up (a minute later,
     // past the per-minute private limit these seven requests reached).

@@ -1,7 +1,7 @@
 // Window arithmetic of the shared counter store, with a clock the test moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
-import { PostgresRateLimitStore, pruneRateLimitCounters, SyncedRateLimitStore } from '../../src/http/middleware/rate-limit.js';
+import { PostgresRateLimitStore, pruneRateLimitCounters, SyncedRateLimitStore } from '../../src/modules/limits/counters.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 describe('PostgresRateLimitStore', () => {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemErrorHandler } from '../../src/http/middleware/errors.js';
-import { validationProblem } from '../../src/http/problem.js';
+import { validationRefusal } from '../../src/errors.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
 
 const PROBLEM = /^application\/problem\+json/;
@@ -83,7 +83,7 @@ describe('the central error handler', () => {
   });
   app.get('/invalid', () => {
     const result = z.object({ page: z.coerce.number().int().min(1), sort: z.enum(['name']) }).safeParse({ page: '0', sort: 'x' });
-    if (!result.success) throw validationProblem(result.error, 'query');
+    if (!result.success) throw validationRefusal(result.error, 'query');
   });
   app.use(problemErrorHandler());
 

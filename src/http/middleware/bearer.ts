@@ -7,7 +7,8 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { authenticateKey, touchKey, type KeyRejection } from '../../modules/keys/keys.service.js';
 import { HttpProblem } from '../problem.js';
-import { clientAddress, SyncedRateLimitStore } from './rate-limit.js';
+import { SyncedRateLimitStore } from '../../modules/limits/counters.js';
+import { clientAddress } from './rate-limit.js';
 
 export interface AgentKeyContext {
   keyId: string;

@@ -1,7 +1,8 @@
 // JSON bodies of the contribution and automation endpoints.
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { HttpProblem, validationProblem } from '../problem.js';
+import { validationRefusal } from '../../errors.js';
+import { HttpProblem } from '../problem.js';
 
 /** 415 for anything but application/json (checked before the body is looked at). */
 export const requireJson: RequestHandler = (req, _res, next) => {
@@ -21,7 +22,7 @@ export const requireJson: RequestHandler = (req, _res, next) => {
 export function validateBody<S extends z.ZodType>(schema: S): RequestHandler {
   return (req, res, next) => {
     const result = schema.safeParse(req.body);
-    if (!result.success) throw validationProblem(result.error, 'body');
+    if (!result.success) throw validationRefusal(result.error, 'body');
     res.locals.body = result.data;
     next();
   };

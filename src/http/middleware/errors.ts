@@ -2,7 +2,8 @@
 // internal (stack, database message) ever reaches a client.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isDataException, isDatabaseUnavailable } from '../../db/errors.js';
-import { HttpProblem, notFoundProblem, sendProblem, type ProblemInit } from '../problem.js';
+import { notFound, Refusal } from '../../errors.js';
+import { HttpProblem, problemOf, sendProblem, type ProblemInit } from '../problem.js';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -57,6 +58,7 @@ export interface ClassifiedError {
  */
 export function classifyError(error: unknown): ClassifiedError {
   if (error instanceof HttpProblem) return { problem: error.init };
+  if (error instanceof Refusal) return { problem: problemOf(error) };
   const known = error instanceof Error ? fromKnownError(error as BodyParserError) : undefined;
   if (known) return { problem: known };
   const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
@@ -108,7 +110,7 @@ export function classifyError(error: unknown): ClassifiedError {
 }
 
 export const apiNotFound: RequestHandler = () => {
-  throw notFoundProblem();
+  throw notFound();
 };
 
 export function problemErrorHandler(): ErrorRequestHandler {

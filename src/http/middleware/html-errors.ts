@@ -1,5 +1,6 @@
 // Errors of the HTML side, in the site's layout; never a stack or an internal message.
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { Refusal } from '../../errors.js';
 import { HttpProblem } from '../problem.js';
 import { classifyError } from './errors.js';
 
@@ -27,7 +28,7 @@ export const htmlErrorHandler: ErrorRequestHandler = (error: unknown, req, res, 
     renderError(res, 503, 'The directory is resting', `Its database is not answering right now. Try again in ${problem.headers?.['Retry-After'] ?? 'a few'} seconds.`);
   } else if (problem.status >= 500) {
     renderError(res, 500, 'Something went wrong', 'Please try again in a moment.');
-  } else if (error instanceof HttpProblem) {
+  } else if (error instanceof HttpProblem || error instanceof Refusal) {
     renderError(res, problem.status, problem.title, problem.detail ?? '');
   } else {
     renderError(res, problem.status, 'Bad request', problem.detail ?? 'The request could not be understood.');

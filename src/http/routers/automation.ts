@@ -15,6 +15,7 @@ import { reportSubmission, type ReportSubmission } from '../../modules/reports/s
 import { requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { validateQuery } from '../middleware/validate.js';
+import { appendRateLimitHeaders } from '../problem.js';
 
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
@@ -51,13 +52,13 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
   });
 
   router.put('/reports/:id', requireJson, validateBody(reportSubmission), async (req: Request<{ id: string }>, res) => {
-    const result = await replaceReport(deps, scope(res), {
+    const { usage, ...result } = await replaceReport(deps, scope(res), {
       id: req.params.id,
       ifMatch: req.get('if-match'),
       body: res.locals.body as ReportSubmission,
       now: deps.clock.now(),
-      res,
     });
+    if (usage) appendRateLimitHeaders(res, usage);
     res.set('ETag', `"${result.updatedAt}"`).json(result);
   });
 

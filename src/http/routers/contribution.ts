@@ -11,7 +11,7 @@ import { requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { requireSameOrigin } from '../middleware/origin.js';
 import { hasSessionCookie } from '../middleware/session.js';
-import { HttpProblem } from '../problem.js';
+import { appendRateLimitHeaders, HttpProblem } from '../problem.js';
 
 export interface ContributionDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -95,7 +95,8 @@ export function contributionRouter(deps: ContributionDeps): Router {
       const submitter: Submitter = key
         ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId }
         : { channel: 'BROWSER', accountId: res.locals.account!.id };
-      const result = await submitReport(deps, body, submitter, deps.clock.now(), res);
+      const result = await submitReport(deps, body, submitter, deps.clock.now());
+      if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
       const { report } = result;
       const review = reviewUrl(deps.baseUrl, report.id);
       const answer = {

@@ -1,8 +1,7 @@
 // The private automation API's story: a sequential work queue, the account's own reports,
 // and conditional replacement of a report (If-Match on updatedAt).
-import type { Response } from 'express';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem, invalidField, invalidInput, invalidParameter, notFoundProblem } from '../../http/problem.js';
+import { invalidField, invalidInput, invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
 import { recomputeSummaries } from '../aggregation/summaries.service.js';
 import { merchantApiUrl, merchantPageUrl, type Links } from '../directory/notice.js';
 import type { Quota } from '../limits/quota.js';
@@ -107,7 +106,7 @@ export async function ownReports(deps: AutomationDeps, scope: KeyScope, query: O
 
 export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: string) {
   const report = UUID_PATTERN.test(id) ? await ownReport(deps.prisma, { ...scope, id: id.toLowerCase() }) : null;
-  if (!report) throw notFoundProblem('This account has no report with this id for this agent.');
+  if (!report) throw notFound('This account has no report with this id for this agent.');
   return ownReportView(deps, report);
 }
 
@@ -120,8 +119,8 @@ export function parseIfMatch(header: string | undefined): Date | null | undefine
 }
 
 const stale = (updatedAt: Date) =>
-  new HttpProblem({
-    status: 409,
+  new Refusal({
+    kind: 'conflict',
     code: 'stale-version',
     title: 'The report has changed',
     detail: 'If-Match does not name the current version. Read the report again and retry with its updatedAt.',
@@ -132,19 +131,19 @@ const stale = (updatedAt: Date) =>
 export async function replaceReport(
   deps: AutomationDeps,
   scope: KeyScope,
-  input: { id: string; ifMatch: string | undefined; body: ReportSubmission; now: Date; res: Response },
-) {
+  input: { id: string; ifMatch: string | undefined; body: ReportSubmission; now: Date },
+): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; usage?: LimitUsage }> {
   const version = parseIfMatch(input.ifMatch);
   if (version === undefined) {
-    throw new HttpProblem({
-      status: 428,
+    throw new Refusal({
+      kind: 'precondition-required',
       code: 'if-match-required',
       title: 'If-Match required',
       detail: 'Send If-Match with the report\'s updatedAt from your latest read (GET /api/v1/automation/reports).',
     });
   }
   const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, scope.accountId, input.id.toLowerCase()) : null;
-  if (!existing || existing.agentId !== scope.agentId) throw notFoundProblem('This account has no report with this id for this agent.');
+  if (!existing || existing.agentId !== scope.agentId) throw notFound('This account has no report with this id for this agent.');
   const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
     field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,
   );
@@ -165,7 +164,7 @@ export async function replaceReport(
   if (version === null || version.getTime() !== existing.updatedAt.getTime()) throw stale(existing.updatedAt);
   await checkTargets(deps.prisma, input.body, { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId });
 
-  await deps.agentQuota.consume(scope.accountId, input.res);
+  const usage = await deps.agentQuota.consume(scope.accountId);
   try {
     const updatedAt = await deps.prisma.$transaction(async (tx) => {
       const applied = await replaceContentIfVersion(tx, {
@@ -184,7 +183,7 @@ export async function replaceReport(
       }
       return applied;
     });
-    return answer('PENDING', updatedAt, false);
+    return { ...answer('PENDING', updatedAt, false), usage };
   } catch (error) {
     await deps.agentQuota.refund(scope.accountId);
     throw error;

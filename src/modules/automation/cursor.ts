@@ -1,6 +1,6 @@
 // Opaque, tamper-evident pagination cursors bound to the filters they were made with.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { invalidParameter } from '../../http/problem.js';
+import { invalidParameter } from '../../errors.js';
 
 export interface CursorCodec {
   encode(position: string, filters: Record<string, unknown>): string;

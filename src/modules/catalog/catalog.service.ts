@@ -1,5 +1,5 @@
 // Categories and the agent registry of the public directory.
-import { notFoundProblem } from '../../http/problem.js';
+import { notFound } from '../../errors.js';
 import {
   agentMerchantsApiUrl,
   agentPageUrl,
@@ -45,6 +45,6 @@ export async function agents(ctx: DirectoryContext, page: number) {
 /** An active agent by slug, or a 404 for the agent-scoped paths. */
 export async function activeAgent(ctx: DirectoryContext, slug: string): Promise<AgentRow> {
   const agent = SLUG_PATTERN.test(slug) ? await findActiveAgent(ctx.prisma, slug) : null;
-  if (!agent) throw notFoundProblem('No active agent has this slug.');
+  if (!agent) throw notFound('No active agent has this slug.');
   return agent;
 }

@@ -19,6 +19,7 @@ import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
 import { agentGuide } from './agent-guide.js';
 import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type Scope } from './filters.js';
 import { matrixRows, SPONSORED_LABEL, viewHelpers } from './present.js';
+import { Refusal } from '../../errors.js';
 
 export interface DirectoryPagesDeps {
   config: Config;
@@ -159,7 +160,7 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
     '/agents/:slug',
     ...page(async (req: Request, res) => {
       const agent = await activeAgent(ctx(), String(req.params.slug)).catch((error: unknown) => {
-        if (error instanceof HttpProblem && error.status === 404) {
+        if (error instanceof Refusal && error.kind === 'not-found') {
           throw new HttpProblem({ status: 404, code: 'not-found', title: 'Agent not found', detail: 'No active agent has this name.' });
         }
         throw error;
@@ -181,7 +182,7 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
       const requested = String(req.params.slug);
       const c = ctx();
       const merchant = await merchantProfile(c, requested).catch((error: unknown) => {
-        if (error instanceof HttpProblem && error.status === 404) {
+        if (error instanceof Refusal && error.kind === 'not-found') {
           throw new HttpProblem({ status: 404, code: 'not-found', title: 'Merchant not found', detail: 'No public merchant has this address.' });
         }
         throw error;

@@ -4,7 +4,7 @@
 // mean "not given" and unknown parameters (tracking tags) are ignored. Invalid values become
 // friendly messages next to the form, never a 500.
 import type { z } from 'zod';
-import { HttpProblem } from '../../http/problem.js';
+import { Refusal } from '../../errors.js';
 import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
 
 /** Every filter of GET /api/v1/merchants, in the order the form shows them (page last). */
@@ -86,7 +86,7 @@ export function parseFilters(raw: Record<string, unknown>, scope: Scope): Parsed
 
 /** A filter the service refused (an unknown agent or category typed into the URL), as a form error. */
 export function filterErrorsOf(error: unknown): FilterError[] | null {
-  if (!(error instanceof HttpProblem) || error.status !== 400) return null;
+  if (!(error instanceof Refusal) || error.kind !== 'invalid') return null;
   const errors = error.init.errors ?? [];
   if (errors.length === 0) return [{ field: 'form', message: error.init.detail ?? error.init.title }];
   return errors.map((e) => {

@@ -5,11 +5,12 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { requireSignedInPage } from '../../http/middleware/auth.js';
-import { HttpProblem } from '../../http/problem.js';
+import { HttpProblem, statusOf } from '../../http/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById } from './keys.repository.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
 import { UUID_PATTERN } from '../directory/query.js';
+import { Refusal } from '../../errors.js';
 
 export interface KeysPageDeps {
   prisma: PrismaClient;
@@ -110,8 +111,8 @@ export function keysPages(deps: KeysPageDeps): Router {
   }
 
   /** Problems that belong on the page itself (a bad choice, a suspension), not an error page. */
-  const isPageProblem = (error: unknown): error is HttpProblem =>
-    error instanceof HttpProblem && [400, 403, 409].includes(error.status);
+  const isPageProblem = (error: unknown): error is Refusal =>
+    error instanceof Refusal && (['invalid', 'forbidden', 'conflict'] as const).some((kind) => kind === error.kind);
 
   router.get(KEYS_PAGE_PATH, requireSignedInPage, async (req, res) => {
     let reveal: { key: string | null; agentName: string } | null = null;
@@ -139,8 +140,8 @@ export function keysPages(deps: KeysPageDeps): Router {
       issued = await issueKey(deps.prisma, { accountId: account.id, agentId: selectedAgentId }, deps.clock.now());
     } catch (error) {
       if (!isPageProblem(error)) throw error;
-      await render(res, error.status, {
-        error: error.status === 400 ? 'Choose one of the listed agents.' : (error.init.detail ?? error.init.title),
+      await render(res, statusOf(error.kind), {
+        error: error.kind === 'invalid' ? 'Choose one of the listed agents.' : (error.init.detail ?? error.init.title),
         selectedAgentId,
       });
       return;
@@ -168,11 +169,11 @@ export function keysPages(deps: KeysPageDeps): Router {
       if (!UUID_PATTERN.test(keyId)) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
       issued = await replaceKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now());
     } catch (error) {
-      if (error instanceof HttpProblem && error.status === 404) {
+      if (error instanceof Refusal && error.kind === 'not-found') {
         throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
       }
       if (!isPageProblem(error)) throw error;
-      await render(res, error.status, { error: error.init.detail ?? error.init.title });
+      await render(res, statusOf(error.kind), { error: error.init.detail ?? error.init.title });
       return;
     }
     await revealOnNextView(req, res, issued);

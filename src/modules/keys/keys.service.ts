@@ -2,7 +2,7 @@
 // once at issue, stored only as a SHA-256 hash. Every rule takes the time as `now`.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem, notFoundProblem } from '../../http/problem.js';
+import { notFound, Refusal } from '../../errors.js';
 import {
   findAccountSuspension,
   findActiveAgentById,
@@ -44,16 +44,16 @@ export interface IssuedKey {
 }
 
 const agentUnavailable = () =>
-  new HttpProblem({
-    status: 400,
+  new Refusal({
+    kind: 'invalid',
     code: 'agent-unavailable',
     title: 'Agent not available',
     detail: 'Keys can be issued only for an active agent of the directory. Choose one of the listed agents.',
   });
 
 const accountSuspended = () =>
-  new HttpProblem({
-    status: 403,
+  new Refusal({
+    kind: 'forbidden',
     code: 'account-suspended',
     title: 'Account suspended',
     detail: 'A suspended account cannot be given agent keys.',
@@ -74,13 +74,13 @@ async function createKey(db: Db, accountId: string, agentId: string, now: Date):
 
 async function assertMayHoldKeys(db: Db, accountId: string): Promise<void> {
   const account = UUID.test(accountId) ? await findAccountSuspension(db, accountId) : null;
-  if (!account) throw notFoundProblem('No such account.');
+  if (!account) throw notFound('No such account.');
   if (account.suspended) throw accountSuspended();
 }
 
 /**
- * A new key for one account and one active agent. Throws an HttpProblem: 400 for an agent
- * that is unknown or inactive, 403 for a suspended account, 404 for an unknown account.
+ * A new key for one account and one active agent. Throws a Refusal: invalid for an agent
+ * that is unknown or inactive, forbidden for a suspended account, not found for an unknown one.
  */
 export async function issueKey(
   prisma: PrismaClient,
@@ -114,17 +114,17 @@ export async function replaceKey(
   input: { accountId: string; keyId: string },
   now: Date,
 ): Promise<IssuedKey> {
-  if (!UUID.test(input.keyId)) throw notFoundProblem('No such key on this account.');
+  if (!UUID.test(input.keyId)) throw notFound('No such key on this account.');
   return prisma.$transaction(async (tx) => {
     await assertMayHoldKeys(tx, input.accountId);
     const old = await findOwnKey(tx, input.accountId, input.keyId);
-    if (!old) throw notFoundProblem('No such key on this account.');
+    if (!old) throw notFound('No such key on this account.');
     const agent = await findActiveAgentById(tx, old.agentId);
     if (!agent) throw agentUnavailable();
     // Conditional: of two concurrent replacements of one key, only one gets past this.
     if (!(await revokeOwnKey(tx, input.accountId, input.keyId, now))) {
-      throw new HttpProblem({
-        status: 409,
+      throw new Refusal({
+        kind: 'conflict',
         code: 'key-revoked',
         title: 'Key already revoked',
         detail: 'This key was revoked and cannot be replaced. Issue a new key instead.',

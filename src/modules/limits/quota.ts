@@ -1,15 +1,17 @@
 // Quotas counted only for some requests (e.g. changed agent submissions): the caller decides
 // when a request counts, after it knows what the request will do, and before it writes.
-import type { Response } from 'express';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
-import { PostgresRateLimitStore } from '../../http/middleware/rate-limit.js';
-import { HttpProblem } from '../../http/problem.js';
+import { Refusal, type LimitUsage } from '../../errors.js';
+import { partitionKey, PostgresRateLimitStore } from './counters.js';
 
 export interface Quota {
-  /** Counts one use for `key`; throws a 429 problem (writing nothing else) when over the limit. */
-  consume(key: string, res: Response): Promise<void>;
+  /**
+   * Counts one use for `key` and tells how much of the quota is used; over the limit it
+   * throws a rate-limited Refusal (counting nothing) carrying that usage.
+   */
+  consume(key: string): Promise<LimitUsage>;
   /** Gives back a use that turned out not to write (a lost race). */
   refund(key: string): Promise<void>;
 }
@@ -26,22 +28,28 @@ export function createQuota(options: {
   store.init({ windowMs: options.windowMs } as Parameters<typeof store.init>[0]);
   const windowSeconds = Math.round(options.windowMs / 1000);
   return {
-    async consume(key, res) {
+    async consume(key) {
       const { totalHits, resetTime } = await store.increment(key);
       const resetSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? 0) - options.clock.now().getTime()) / 1000));
-      // Same header shapes as express-rate-limit's draft-8 ones on the other limits.
-      res.setHeader('RateLimit-Policy', `"${options.name}";q=${options.limit};w=${windowSeconds}`);
-      res.setHeader('RateLimit', `"${options.name}";r=${Math.max(0, options.limit - totalHits)};t=${resetSeconds}`);
+      const usage: LimitUsage = {
+        name: options.name,
+        limit: options.limit,
+        windowSeconds,
+        remaining: Math.max(0, options.limit - totalHits),
+        resetSeconds,
+        partition: partitionKey(key),
+      };
       if (totalHits > options.limit) {
         await store.decrement(key);
-        throw new HttpProblem({
-          status: 429,
+        throw new Refusal({
+          kind: 'rate-limited',
           code: 'rate-limited',
           title: 'Too many submissions',
           detail: `${options.description}: at most ${options.limit} per ${Math.round(windowSeconds / 60)} minutes. Retry after ${resetSeconds} seconds.`,
-          headers: { 'Retry-After': String(resetSeconds) },
+          usage,
         });
       }
+      return usage;
     },
     refund: (key) => store.decrement(key),
   };

@@ -1,7 +1,7 @@
 // The public merchant directory: search and profiles, with per-agent summaries from the
 // shared aggregation engine (precomputed rows; untested agents computed from no evidence).
 import type { PrismaClient } from '../../db/client.js';
-import { invalidParameter, notFoundProblem } from '../../http/problem.js';
+import { invalidParameter, notFound } from '../../errors.js';
 import { CAPABILITY_STATUS_LABELS, SCORE_BAND_LABELS, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
 import { summarize } from '../aggregation/summaries.service.js';
@@ -223,9 +223,9 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */
 export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): Promise<MerchantView> {
   const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : SLUG_PATTERN.test(slugOrId) ? { slug: slugOrId } : null;
-  if (!key) throw notFoundProblem('No public merchant has this slug or id.');
+  if (!key) throw notFound('No public merchant has this slug or id.');
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
-  if (!row) throw notFoundProblem('No public merchant has this slug or id.');
+  if (!row) throw notFound('No public merchant has this slug or id.');
   const stored = new Map(
     (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
   );

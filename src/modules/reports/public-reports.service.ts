@@ -1,5 +1,5 @@
 // The public report feed: recent approved reports, and one approved report by id.
-import { invalidParameter, notFoundProblem } from '../../http/problem.js';
+import { invalidParameter, notFound } from '../../errors.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { merchantApiUrl, PAGE_SIZE, reportApiUrl, type Links } from '../directory/notice.js';
 import { UUID_PATTERN } from '../directory/query.js';
@@ -53,6 +53,6 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
 
 export async function publicReport(ctx: DirectoryContext, id: string) {
   const row = UUID_PATTERN.test(id) ? await findPublicReport(ctx.prisma, id.toLowerCase()) : null;
-  if (!row) throw notFoundProblem('No published report has this id.');
+  if (!row) throw notFound('No published report has this id.');
   return reportView(ctx, row);
 }

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { requireSignedInPage } from '../../http/middleware/auth.js';
-import { HttpProblem, fieldErrors } from '../../http/problem.js';
+import { fieldErrors, Refusal } from '../../errors.js';
+import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../http/problem.js';
 import {
   FAILURE_REASONS,
   FAILURE_REASON_LABELS,
@@ -130,20 +131,22 @@ export function reportFormPages(deps: ReportFormDeps): Router {
         parsed.data,
         { channel: 'BROWSER', accountId: account.id },
         deps.clock.now(),
-        res,
         async (tx, report) => {
           stored = await storeScreenshots(deps.dataDir, checked.screenshots);
           if (stored.length) await tx.screenshotEvidence.createMany({ data: stored.map((s) => ({ ...s, reportId: report.id })) });
         },
       );
-      if (result.kind !== 'created') await discardScreenshots(stored);
+      if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
+      else await discardScreenshots(stored);
       res.redirect(303, reviewUrl('', result.report.id));
     } catch (error) {
       await discardScreenshots(stored);
-      if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
-      const field = error.init.errors?.[0]?.pointer;
-      for (const [name, value] of Object.entries(error.init.headers ?? {})) res.setHeader(name, value);
-      await renderForm(req, res, error.status, values, { [field ? pointerField(field) : 'form']: error.init.detail ?? error.init.title });
+      // A refusal (a duplicate, a quota, a target that went away) goes back to the form.
+      if (!(error instanceof Refusal)) throw error;
+      const problem = problemOf(error);
+      const field = problem.errors?.[0]?.pointer;
+      for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+      await renderForm(req, res, problem.status, values, { [field ? pointerField(field) : 'form']: problem.detail ?? problem.title });
     }
   });
 

@@ -1,9 +1,8 @@
 // Submitting a report (POST /api/v1/reports and the /reports/new form): validation against
 // the directory, the one-report-per-account+merchant+agent rule, and the submission quotas.
 // A request that fails writes nothing; an accepted one commits whole.
-import type { Response } from 'express';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem, invalidField } from '../../http/problem.js';
+import { invalidField, Refusal, type LimitUsage } from '../../errors.js';
 import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent, type ReportContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
@@ -30,7 +29,8 @@ export interface SubmissionDeps {
 }
 
 export type SubmissionResult =
-  | { kind: 'created'; report: OwnReportRow }
+  /** `usage`: the quota the new report counted against (for the RateLimit headers). */
+  | { kind: 'created'; report: OwnReportRow; usage: LimitUsage }
   | { kind: 'unchanged'; report: OwnReportRow };
 
 /** Extra work committed in the same transaction as the new report (the form's screenshots). */
@@ -52,8 +52,8 @@ export async function checkTargets(prisma: PrismaClient, body: ReportSubmission,
   if (!merchantOk) throw invalidField('adId', 'no public merchant has this id');
   if (!agentOk) throw invalidField('agentId', 'no active agent has this id');
   if (submitter.channel === 'AGENT_KEY' && submitter.agentId !== body.agentId) {
-    throw new HttpProblem({
-      status: 403,
+    throw new Refusal({
+      kind: 'forbidden',
       code: 'agent-mismatch',
       title: 'Agent not allowed for this key',
       detail: 'This key may only report for the agent it was issued for. Do not retry with this key.',
@@ -62,9 +62,9 @@ export async function checkTargets(prisma: PrismaClient, body: ReportSubmission,
   }
 }
 
-function duplicateProblem(existing: OwnReportRow, submitter: Submitter, baseUrl: string): HttpProblem {
-  return new HttpProblem({
-    status: 409,
+function duplicateProblem(existing: OwnReportRow, submitter: Submitter, baseUrl: string): Refusal {
+  return new Refusal({
+    kind: 'conflict',
     code: 'duplicate-report',
     title: 'A different report exists',
     detail:
@@ -90,7 +90,6 @@ export async function submitReport(
   body: ReportSubmission,
   submitter: Submitter,
   now: Date,
-  res: Response,
   withinTransaction?: WithinTransaction,
 ): Promise<SubmissionResult> {
   assertNotFuture(body.testedAt, now);
@@ -103,14 +102,14 @@ export async function submitReport(
 
   // Only a submission that will write counts toward its quota.
   const quota = submitter.channel === 'AGENT_KEY' ? deps.agentQuota : deps.browserQuota;
-  await quota.consume(submitter.accountId, res);
+  const usage = await quota.consume(submitter.accountId);
   try {
     const report = await deps.prisma.$transaction(async (tx) => {
       const created = await insertReport(tx, { ...key, channel: submitter.channel, content, now });
       await withinTransaction?.(tx, created);
       return created;
     });
-    return { kind: 'created', report };
+    return { kind: 'created', report, usage };
   } catch (error) {
     await quota.refund(submitter.accountId);
     // A concurrent identical request won the unique constraint: answer as its duplicate.
