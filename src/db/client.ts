@@ -1,15 +1,14 @@
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { PrismaClient, type Prisma } from '../generated/prisma/client.js';
 
 export { PrismaClient };
 export type { Prisma } from '../generated/prisma/client.js';
 
-export interface DatabaseHandles {
-  /** One pool shared by Prisma, the session store and the rate-limit store. */
-  readonly pool: pg.Pool;
-  readonly prisma: PrismaClient;
-}
+/** An interactive transaction's client. */
+export type Tx = Prisma.TransactionClient;
+/** The client or a transaction: what repositories take when they may run inside either. */
+export type Db = PrismaClient | Tx;
 
 export interface PoolTimeouts {
   /** Longest statement (PostgreSQL's statement_timeout); the client gives up 2 s later. */

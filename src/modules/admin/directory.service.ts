@@ -4,14 +4,12 @@
 // an agent) recomputes the affected summaries in that same transaction, under the per-merchant
 // lock that moderation decisions take, so the public API changes at once and nothing races.
 import { z } from 'zod';
-import type { Prisma, PrismaClient } from '../../db/client.js';
+import type { Prisma, PrismaClient, Tx } from '../../db/client.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
-import { pairsOfMerchants } from '../aggregation/summaries.repository.js';
-import { recomputeSummaries } from '../aggregation/summaries.service.js';
-import { insertAuditEntry, lockMerchantsSummaries } from '../moderation/moderation.repository.js';
+import { evidenceChanged, lockMerchants } from '../aggregation/evidence.js';
+import { insertAuditEntry } from '../moderation/moderation.repository.js';
 import { formatDate, zodFieldErrors, type FieldErrors, type FormResult, type FormValues, UUID } from './admin.http.js';
 
-type Tx = Prisma.TransactionClient;
 
 export class NotFoundError extends Error {
   constructor(readonly what: string) {
@@ -150,12 +148,6 @@ async function merchantConflicts(tx: Tx, input: MerchantInput, exceptId: string 
   return errors;
 }
 
-/** Recomputes every summary of these merchants (after their visibility changed). */
-async function recomputeMerchants(tx: Tx, merchantIds: string[], now: Date): Promise<void> {
-  await lockMerchantsSummaries(tx, merchantIds);
-  await recomputeSummaries(tx, await pairsOfMerchants(tx, merchantIds), now);
-}
-
 export async function createMerchant(
   prisma: PrismaClient,
   actorId: string,
@@ -204,7 +196,7 @@ export async function updateMerchant(
   try {
     return await prisma.$transaction(async (tx) => {
       // The merchant row is the lock its summary recomputations take (moderation decisions too).
-      await lockMerchantsSummaries(tx, [id]);
+      await lockMerchants(tx, [id]);
       const before = await tx.merchant.findUnique({ where: { id } });
       if (!before) throw new NotFoundError('Merchant');
       const errors = await merchantConflicts(tx, input, id);
@@ -222,7 +214,7 @@ export async function updateMerchant(
       const visibility = before.isPublic === input.isPublic ? null : input.isPublic ? ('shown' as const) : ('hidden' as const);
       // Hidden: its summaries go and its reports leave every public output in this commit;
       // shown again: they come back from its approved reports.
-      if (visibility) await recomputeMerchants(tx, [id], now);
+      if (visibility) await evidenceChanged(tx, { merchantIds: [id] }, now);
       await insertAuditEntry(tx, {
         actorId,
         action: visibility === 'hidden' ? 'merchant.hide' : visibility === 'shown' ? 'merchant.show' : 'merchant.update',
@@ -325,7 +317,7 @@ export async function setSponsorship(
     billingId: f.billingId || null,
   };
   return prisma.$transaction(async (tx) => {
-    await lockMerchantsSummaries(tx, [merchantId]);
+    await lockMerchants(tx, [merchantId]);
     const merchant = await tx.merchant.findUnique({ where: { id: merchantId }, select: { sponsorship: true } });
     if (!merchant) throw new NotFoundError('Merchant');
     const before = merchant.sponsorship;
@@ -421,7 +413,7 @@ export async function setOwnerStatement(
     ownershipEvidence: f.ownershipEvidence || null,
   };
   return prisma.$transaction(async (tx) => {
-    await lockMerchantsSummaries(tx, [merchantId]);
+    await lockMerchants(tx, [merchantId]);
     const merchant = await tx.merchant.findUnique({ where: { id: merchantId }, select: { ownerStatement: true } });
     if (!merchant) throw new NotFoundError('Merchant');
     const before = merchant.ownerStatement;
@@ -729,12 +721,7 @@ export async function setAgentActive(
         UNION
         SELECT merchant_id FROM merchant_agent_summaries WHERE agent_id = ${id}::uuid`;
       const merchantIds = rows.map((r) => r.merchant_id);
-      await lockMerchantsSummaries(tx, merchantIds);
-      await recomputeSummaries(
-        tx,
-        merchantIds.map((merchantId) => ({ merchantId, agentId: id })),
-        now,
-      );
+      await evidenceChanged(tx, { pairs: merchantIds.map((merchantId) => ({ merchantId, agentId: id })) }, now);
       await insertAuditEntry(tx, {
         actorId,
         action: active ? 'agent.activate' : 'agent.deactivate',

@@ -1,12 +1,12 @@
 // Loads the evidence the aggregation engine needs and stores its precomputed results.
 // The only place where aggregation talks to the database.
-import type { Prisma, PrismaClient } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { Db } from '../../db/client.js';
+import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from './public-evidence.js';
 import type { EvidenceReport } from './engine.js';
 import type { Facets } from './facets.js';
 import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
 
-/** A Prisma client or an interactive transaction's client. */
-export type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface SummaryRow {
   merchantId: string;
@@ -53,13 +53,11 @@ export async function loadEvidence(
   const rows = await db.$queryRaw<EvidenceRow[]>`
     SELECT r.id, r.account_id, r.merchant_id, r.agent_id, r.outcome::text AS outcome,
            r.capability_results, r.stage::text AS stage, r.tested_at, r.created_at
-      FROM reports r
+      FROM ${PUBLIC_REPORTS}
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
         ON r.merchant_id = pair.merchant_id AND r.agent_id = pair.agent_id
-      JOIN merchants m ON m.id = r.merchant_id AND m.is_public
-      JOIN agents a ON a.id = r.agent_id AND a.active
-     WHERE r.status = 'APPROVED'`;
+     WHERE ${IS_PUBLIC_REPORT}`;
   for (const row of rows) {
     const key = `${row.merchant_id}:${row.agent_id}`;
     const list = grouped.get(key) ?? [];
@@ -141,7 +139,11 @@ export async function merchantIdPage(db: Db, afterMerchantId: string | null, lim
   return rows.map((r) => r.id);
 }
 
-/** The merchant+agent pairs of these merchants that have approved reports, or a summary row. */
+/**
+ * The merchant+agent pairs of these merchants that may have public evidence (approved
+ * reports, whatever the merchant's and agent's state now) or have a summary row: recomputing
+ * them all keeps exactly the pairs with public evidence.
+ */
 export async function pairsOfMerchants(
   db: Db,
   merchantIds: readonly string[],
@@ -154,6 +156,37 @@ export async function pairsOfMerchants(
     SELECT merchant_id, agent_id FROM merchant_agent_summaries
      WHERE merchant_id = ANY(${merchantIds}::uuid[])`;
   return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}
+
+/**
+ * Locks merchants (and so their summaries) in id order, so that two transactions locking
+ * overlapping sets (an agent's deactivation and a moderator's decision) cannot deadlock.
+ * The directory version row comes first: every write to the directory's tables takes it
+ * (statement triggers) before any row lock, and this must keep that order.
+ */
+export async function lockMerchants(db: Db, merchantIds: readonly string[]): Promise<void> {
+  if (merchantIds.length === 0) return;
+  await db.$queryRaw`SELECT id FROM directory_version WHERE id = 1 FOR NO KEY UPDATE`;
+  await db.$queryRaw`
+    SELECT id FROM merchants WHERE id = ANY(${[...new Set(merchantIds)]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+}
+
+/**
+ * How many public reports match, from the summaries' counts per overall outcome (a summary row
+ * exists per public merchant and active agent with approved reports): counting the report
+ * rows themselves would cost as much as the directory is large.
+ */
+export function countPublicReports(
+  count: (query: Prisma.Sql) => Promise<number>,
+  f: { agentId?: string; merchantId?: string; outcome?: OutcomeKey },
+): Promise<number> {
+  const filters: Prisma.Sql[] = [Prisma.sql`true`];
+  if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
+  if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
+  const counted = f.outcome ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)` : Prisma.sql`s.report_count`;
+  return count(Prisma.sql`
+    SELECT coalesce(sum(${counted}), 0)::int AS n FROM merchant_agent_summaries s
+     WHERE ${Prisma.join(filters, ' AND ')}`);
 }
 
 /** Pairs whose stored summary was computed before `before` (recency decay moves on). */

@@ -1,7 +1,7 @@
 // Keeps the precomputed merchant+agent summaries equal to a fresh computation.
 // Callers that change approved evidence (moderation, updates, hiding a merchant,
 // deactivating an agent) call recomputeSummaries inside their own transaction.
-import type { PrismaClient } from '../../db/client.js';
+import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
 import {
@@ -11,7 +11,7 @@ import {
   refreshMerchantTotals,
   replaceSummaries,
   staleSummaryPairs,
-  type Db,
+
   type SummaryRow,
 } from './summaries.repository.js';
 

@@ -1,7 +1,6 @@
 // The private automation reads and the conditional update.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { PrismaClient } from '../../db/client.js';
-import type { Db } from '../aggregation/summaries.repository.js';
+import type { Db, PrismaClient } from '../../db/client.js';
 import type { ReportContent } from '../reports/content.js';
 import { contentColumns, ownSelect, toOwnReport, type OwnReportRow } from '../reports/submissions.repository.js';
 

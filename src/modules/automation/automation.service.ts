@@ -2,10 +2,9 @@
 // and conditional replacement of a report (If-Match on updatedAt).
 import type { PrismaClient } from '../../db/client.js';
 import { invalidField, invalidInput, invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
-import { recomputeSummaries } from '../aggregation/summaries.service.js';
+import { evidenceChanged } from '../aggregation/evidence.js';
 import { merchantApiUrl, merchantPageUrl, type Links } from '../directory/notice.js';
 import type { Quota } from '../limits/quota.js';
-import { lockMerchantSummaries } from '../moderation/moderation.repository.js';
 import { contentOf, sameContent } from '../reports/content.js';
 import type { ReportSubmission } from '../reports/submission.schema.js';
 import { checkTargets, isFutureTestDate, reviewUrl } from '../reports/submissions.service.js';
@@ -178,8 +177,7 @@ export async function replaceReport(
       await recordRevision(tx, existing, input.now);
       // An approved report leaves the public directory until it is approved again.
       if (existing.status === 'APPROVED') {
-        await lockMerchantSummaries(tx, existing.merchantId);
-        await recomputeSummaries(tx, [{ merchantId: existing.merchantId, agentId: existing.agentId }], input.now);
+        await evidenceChanged(tx, { pairs: [{ merchantId: existing.merchantId, agentId: existing.agentId }] }, input.now);
       }
       return applied;
     });

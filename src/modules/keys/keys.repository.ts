@@ -1,8 +1,7 @@
 // Agent keys as rows. A row holds the SHA-256 of a key (never the key) and its display prefix.
-import type { PrismaClient, Prisma } from '../../db/client.js';
+import type { Db, PrismaClient } from '../../db/client.js';
 
 /** The client, or the client of an interactive transaction. */
-export type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface KeyRow {
   id: string;

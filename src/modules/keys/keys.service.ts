@@ -1,7 +1,7 @@
 // Agent keys (spec section 5): bound to one account and one agent, valid for 90 days, shown
 // once at issue, stored only as a SHA-256 hash. Every rule takes the time as `now`.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PrismaClient } from '../../db/client.js';
+import type { PrismaClient, Db } from '../../db/client.js';
 import { notFound, Refusal } from '../../errors.js';
 import {
   findAccountSuspension,
@@ -12,7 +12,7 @@ import {
   listKeysOfAccount,
   revokeOwnKey,
   touchKeyRow,
-  type Db,
+
 } from './keys.repository.js';
 
 export const KEY_PREFIX = 'acd_';

@@ -4,6 +4,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
+import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import { escapeLike } from '../../db/like.js';
 
@@ -209,7 +210,7 @@ export async function summariesFor(
   // As text, parsed here: Prisma's own decoding of jsonb values took twice as long as the query.
   const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
     SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", s.summary::text AS summary
-      FROM merchant_agent_summaries s JOIN agents a ON a.id = s.agent_id AND a.active
+      FROM ${PUBLIC_SUMMARIES}
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
        AND s.report_count > 0`;

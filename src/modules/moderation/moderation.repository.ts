@@ -1,9 +1,8 @@
 // Report moderation's database access: conditional status transitions, the audit log and
 // the per-merchant lock that keeps concurrent recomputations from losing each other's work.
-import type { Prisma } from '../../db/client.js';
+import type { Prisma, Tx } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 
-type Tx = Prisma.TransactionClient;
 
 export interface TransitionedReport {
   id: string;
@@ -78,19 +77,6 @@ export async function insertReportAuditEntry(tx: Tx, entry: AuditEntry): Promise
   });
 }
 
-/**
- * Serialises, until the transaction ends, the summary recomputations of one merchant.
- * Without it two moderators deciding on reports of one merchant at once would each
- * recompute from a snapshot lacking the other's decision: for one merchant+agent pair the
- * second summary insert fails on the primary key, and for two agents the merchant's totals
- * miss the other's summary. Taken after the report's own update, so the recomputation that
- * follows the wait starts after the other transaction committed and sees its changes. The
- * merchant row is the natural lock: every recomputation ends by writing it.
- */
-export async function lockMerchantSummaries(tx: Tx, merchantId: string): Promise<void> {
-  await lockMerchantsSummaries(tx, [merchantId]);
-}
-
 export interface GeneralAuditEntry {
   actorId: string | null;
   /** What happened, e.g. "note", "merchant.update", "agent.deactivate". */
@@ -122,19 +108,6 @@ export async function insertAuditEntry(tx: Tx, entry: GeneralAuditEntry): Promis
       createdAt: entry.now,
     },
   });
-}
-
-/**
- * Locks merchants (and so their summaries) in id order, so that two transactions locking
- * overlapping sets (an agent's deactivation and a moderator's decision) cannot deadlock.
- * The directory version row comes first: every write to the directory's tables takes it
- * (statement triggers) before any row lock, and this must keep that order.
- */
-export async function lockMerchantsSummaries(tx: Tx, merchantIds: readonly string[]): Promise<void> {
-  if (merchantIds.length === 0) return;
-  await tx.$queryRaw`SELECT id FROM directory_version WHERE id = 1 FOR NO KEY UPDATE`;
-  await tx.$queryRaw`
-    SELECT id FROM merchants WHERE id = ANY(${[...new Set(merchantIds)]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 }
 
 /**

@@ -4,12 +4,11 @@
 // merchant+agent summary, so the public directory changes exactly when the status does.
 import type { PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
-import { recomputeSummaries } from '../aggregation/summaries.service.js';
+import { evidenceChanged } from '../aggregation/evidence.js';
 import {
   findReportStatus,
   insertAuditEntry,
   insertReportAuditEntry,
-  lockMerchantSummaries,
   replaceModerationNotes,
   transitionReport,
   type TransitionedReport,
@@ -144,8 +143,7 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
       details: t.note === null ? null : { note: t.note },
       now: t.now,
     });
-    await lockMerchantSummaries(tx, report.merchantId);
-    await recomputeSummaries(tx, [{ merchantId: report.merchantId, agentId: report.agentId }], t.now);
+    await evidenceChanged(tx, { pairs: [{ merchantId: report.merchantId, agentId: report.agentId }] }, t.now);
     return { id: report.id, status: t.to, fromStatus: t.from };
   });
 }

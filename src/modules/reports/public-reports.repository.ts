@@ -3,6 +3,8 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
+import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
+import { countPublicReports } from '../aggregation/summaries.repository.js';
 
 export interface PublicReportRow {
   id: string;
@@ -40,31 +42,14 @@ const publicColumns = Prisma.sql`
   r.failure_reason::text AS "failureReason", r.human_intervention AS "humanIntervention",
   r.tested_at AS "testedAt", r.agent_version AS "agentVersion", r.region, r.task, r.experience,
   r.created_at AS "createdAt"
-  FROM reports r
-  JOIN merchants m ON m.id = r.merchant_id AND m.is_public
-  JOIN agents a ON a.id = r.agent_id AND a.active`;
+  FROM ${PUBLIC_REPORTS}`;
 
 function conditions(f: PublicReportFilter): Prisma.Sql {
-  const list = [Prisma.sql`r.status = 'APPROVED'`];
+  const list = [IS_PUBLIC_REPORT];
   if (f.agentId) list.push(Prisma.sql`r.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) list.push(Prisma.sql`r.merchant_id = ${f.merchantId}::uuid`);
   if (f.outcome) list.push(Prisma.sql`r.outcome = ${f.outcome}::"Outcome"`);
   return Prisma.join(list, ' AND ');
-}
-
-/**
- * How many reports match, from the precomputed summaries (one row per public merchant and
- * active agent with approved reports, counting them per overall outcome): counting the report
- * rows themselves would cost as much as the directory is large.
- */
-function countPublicReports(count: Counter, f: PublicReportFilter): Promise<number> {
-  const filters: Prisma.Sql[] = [Prisma.sql`true`];
-  if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
-  if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
-  const counted = f.outcome ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)` : Prisma.sql`s.report_count`;
-  return count(Prisma.sql`
-    SELECT coalesce(sum(${counted}), 0)::int AS n FROM merchant_agent_summaries s
-     WHERE ${Prisma.join(filters, ' AND ')}`);
 }
 
 export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter, count: Counter = uncachedCounter(prisma)) {
@@ -80,7 +65,7 @@ export async function listPublicReports(prisma: PrismaClient, f: PublicReportFil
 
 export async function findPublicReport(prisma: PrismaClient, id: string): Promise<PublicReportRow | null> {
   const rows = await prisma.$queryRaw<PublicReportRow[]>`
-    SELECT ${publicColumns} WHERE r.status = 'APPROVED' AND r.id = ${id}::uuid`;
+    SELECT ${publicColumns} WHERE ${IS_PUBLIC_REPORT} AND r.id = ${id}::uuid`;
   return rows[0] ?? null;
 }
 

@@ -1,7 +1,6 @@
 // Reports as their authors write them: create, find one's own, and the targets they name.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { PrismaClient } from '../../db/client.js';
-import type { Db } from '../aggregation/summaries.repository.js';
+import type { Db, PrismaClient } from '../../db/client.js';
 import type { ReportContent } from './content.js';
 
 export interface OwnReportRow {
