@@ -28,3 +28,22 @@ export function storable(options: { multiline?: boolean } = {}) {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   };
 }
+
+/** A slug from a name: lower case ASCII letters and digits joined by single hyphens. */
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+}
+
+/** A slug as every slug here is made: lowercase letters and digits joined by single hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** An id as PostgreSQL writes a UUID (either case). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

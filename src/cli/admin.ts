@@ -10,14 +10,7 @@ import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import type { PrismaClient } from '../db/client.js';
 import { openDatabase } from '../db/database.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
-import {
-  AccountNotFoundError,
-  AccountRoleError,
-  grantModerator,
-  revokeModerator,
-  suspendAccount,
-  unsuspendAccount,
-} from '../modules/accounts/accounts.service.js';
+import { grantModerator, revokeModerator, suspendAccount, unsuspendAccount } from '../modules/accounts/accounts.service.js';
 import { emailSchema } from '../modules/accounts/sign-in.service.js';
 import { findActiveAgent } from '../modules/catalog/catalog.repository.js';
 import { issueKey } from '../modules/keys/keys.service.js';
@@ -76,8 +69,8 @@ const COMMANDS: Record<string, Command> = {
     args: ['<email>'],
     options: {},
     summary: 'give an existing account the MODERATOR role (an ADMIN stays ADMIN)',
-    async run({ prisma, out }, [address]) {
-      const { account, changed } = await grantModerator(prisma, email(address!));
+    async run({ prisma, out, now }, [address]) {
+      const { account, changed } = await grantModerator(prisma, { email: email(address!) }, now());
       out(changed ? `${account.email} is now a MODERATOR` : `${account.email} is already ${account.role} (no change)`);
     },
   },
@@ -86,20 +79,22 @@ const COMMANDS: Record<string, Command> = {
     args: ['<email>'],
     options: {},
     summary: 'make a MODERATOR a USER again (refuses to demote an ADMIN)',
-    async run({ prisma, out }, [address]) {
-      const { account, changed } = await revokeModerator(prisma, email(address!));
+    async run({ prisma, out, now }, [address]) {
+      const { account, changed } = await revokeModerator(prisma, { email: email(address!) }, now());
       out(changed ? `${account.email} is now a USER` : `${account.email} is not a moderator (no change)`);
     },
   },
   suspend: {
-    synopsis: 'suspend <email> [--reason TEXT]',
+    synopsis: 'suspend <email> --reason TEXT',
     args: ['<email>'],
     options: { reason: stringOption },
     summary: 'suspend an account: its contributions and agent keys are refused (403)',
-    details: ['--reason TEXT   why (kept with the account; private)'],
+    details: ['--reason TEXT   required: why (kept with the account and in the audit log; private)'],
     async run({ prisma, out, now }, [address], values) {
-      const { account, changed } = await suspendAccount(prisma, email(address!), text(values, 'reason'), now());
-      const reason = account.suspendedReason ? ` (reason: ${account.suspendedReason})` : '';
+      const result = await suspendAccount(prisma, 'operator', { email: email(address!) }, { reason: text(values, 'reason') ?? '' }, now());
+      if (!result.ok) throw new AdminUsageError(`suspend needs --reason: ${Object.values(result.errors).join('; ').toLowerCase()}`);
+      const { account, changed } = result.value;
+      const reason = ` (reason: ${account.suspendedReason})`;
       out(changed ? `suspended ${account.email}${reason}` : `${account.email} is already suspended${reason} (no change)`);
     },
   },
@@ -108,8 +103,8 @@ const COMMANDS: Record<string, Command> = {
     args: ['<email>'],
     options: {},
     summary: 'lift a suspension',
-    async run({ prisma, out }, [address]) {
-      const { account, changed } = await unsuspendAccount(prisma, email(address!));
+    async run({ prisma, out, now }, [address]) {
+      const { account, changed } = await unsuspendAccount(prisma, 'operator', { email: email(address!) }, now());
       out(changed ? `${account.email} is no longer suspended` : `${account.email} is not suspended (no change)`);
     },
   },
@@ -245,8 +240,6 @@ function parseOrAnswer(argv: readonly string[], out: AdminDeps['out'], err: Admi
 function knownErrorMessage(error: unknown): string | null {
   if (
     error instanceof AdminUsageError ||
-    error instanceof AccountNotFoundError ||
-    error instanceof AccountRoleError ||
     error instanceof ReportNotFoundError ||
     error instanceof ModerationConflictError ||
     error instanceof ModerationInputError

@@ -70,3 +70,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isDataException(error: unknown): boolean {
   return sqlState(error)?.startsWith('22') ?? false;
 }
+
+/** A unique constraint refused the write (Prisma's P2002, or PostgreSQL's 23505 underneath). */
+export function isUniqueViolation(error: unknown): boolean {
+  if ((error as { code?: unknown } | null)?.code === 'P2002') return true;
+  return sqlState(error) === '23505';
+}

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../setup/app.js';
 import { adminTestApp, MODERATOR, postForm, redirectedTo, reportPicker, type Client } from './helpers.js';
-import { merchantFormValues } from '../../src/modules/admin/directory.service.js';
+import { merchantFormValues } from '../../src/modules/merchants/merchant-admin.service.js';
 
 describe('directory management on /admin', () => {
   let t: TestApp;

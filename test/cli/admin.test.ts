@@ -95,6 +95,15 @@ describe('npm run admin', () => {
       out = [];
       expect(await admin('revoke-moderator', 'carol@example.com')).toBe(0);
       expect(out).toEqual(['carol@example.com is not a moderator (no change)']);
+      // Two changes, two audit rows by the operator; the repeats wrote none.
+      const rows = await sql<{ details: unknown; actor_id: string | null }>(
+        `SELECT l.details, l.actor_id FROM moderation_audit_log l JOIN accounts a ON a.id::text = l.target_id
+          WHERE l.action = 'account.role' AND a.email = 'carol@example.com' ORDER BY l.created_at, l.id`,
+      );
+      expect(rows).toEqual([
+        { details: { from: 'USER', to: 'MODERATOR' }, actor_id: null },
+        { details: { from: 'MODERATOR', to: 'USER' }, actor_id: null },
+      ]);
     });
 
     it('leaves an ADMIN an ADMIN and refuses to demote one', async () => {
@@ -115,19 +124,39 @@ describe('npm run admin', () => {
   });
 
   describe('suspension', () => {
-    it('suspends with a reason and lifts the suspension', async () => {
+    const auditRows = async (email: string) =>
+      sql<{ action: string; actor_id: string | null; reason: string | null }>(
+        `SELECT l.action, l.actor_id, l.reason FROM moderation_audit_log l JOIN accounts a ON a.id::text = l.target_id
+          WHERE l.target_type = 'account' AND l.action <> 'account.role' AND a.email = $1 ORDER BY l.created_at, l.id`,
+        [email],
+      );
+
+    it('suspends with a reason and lifts the suspension, each change in the audit log as the operator', async () => {
       expect(await admin('suspend', 'DAVE@example.com', '--reason', 'spam reports')).toBe(0);
       expect(out).toEqual(['suspended dave@example.com (reason: spam reports)']);
       expect(await account('dave@example.com')).toMatchObject({ suspended: true, suspended_reason: 'spam reports', suspended_at: NOW });
 
       out = [];
-      expect(await admin('suspend', 'dave@example.com')).toBe(0);
+      expect(await admin('suspend', 'dave@example.com', '--reason', 'spam reports')).toBe(0);
       expect(out[0]).toMatch(/already suspended/);
 
       out = [];
       expect(await admin('unsuspend', 'dave@example.com')).toBe(0);
       expect(out).toEqual(['dave@example.com is no longer suspended']);
       expect(await account('dave@example.com')).toMatchObject({ suspended: false, suspended_reason: null, suspended_at: null });
+      // One suspension rule for the command line and the moderators' page: both write the row.
+      expect(await auditRows('dave@example.com')).toEqual([
+        { action: 'account.suspend', actor_id: null, reason: 'spam reports' },
+        { action: 'account.unsuspend', actor_id: null, reason: null },
+      ]);
+    });
+
+    it('refuses a suspension without a reason and changes nothing', async () => {
+      expectFailure(await admin('suspend', 'carol@example.com'), /suspend needs --reason: give the reason for the suspension/);
+      err = [];
+      expectFailure(await admin('suspend', 'carol@example.com', '--reason', '   '), /suspend needs --reason/);
+      expect(await account('carol@example.com')).toMatchObject({ suspended: false, suspended_reason: null });
+      expect(await auditRows('carol@example.com')).toEqual([]);
     });
 
     it('fails with exit code 1 for an unknown address or a missing one', async () => {

@@ -10,8 +10,8 @@ import { reportFormPages } from '../../modules/reports/report-form.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { keysPages } from '../../modules/keys/keys.pages.js';
 import { directoryPages, layoutLocals } from '../../modules/directory-pages/directory.pages.js';
-import { adminPages } from '../../modules/admin/admin.pages.js';
 import { loadSessionAccount, requireSignedInPage } from '../middleware/auth.js';
+import { adminRouter } from './admin.js';
 import { screenshotUpload } from '../middleware/uploads.js';
 import { HttpProblem } from '../problem.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
@@ -107,6 +107,6 @@ export function pagesRouter(deps: PagesDeps): Router {
       agentQuota: deps.quotas.agent,
     }),
   );
-  router.use('/admin', adminPages({ prisma: deps.prisma, clock: deps.clock, baseUrl: config.baseUrl, dataDir: config.dataDir }));
+  router.use('/admin', adminRouter({ prisma: deps.prisma, clock: deps.clock, dataDir: config.dataDir }));
   return router;
 }

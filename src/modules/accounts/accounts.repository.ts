@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountRole } from '../../generated/prisma/enums.js';
-import type { PrismaClient } from '../../db/client.js';
+import type { Db, PrismaClient } from '../../db/client.js';
+import { escapeLike } from '../../db/like.js';
 
 export interface AccountRow {
   id: string;
@@ -58,12 +59,12 @@ export async function upsertAccountOnSignIn(
   return account;
 }
 
-export async function findAccountById(prisma: PrismaClient, id: string): Promise<AccountRow | null> {
-  return prisma.account.findUnique({ where: { id }, select: accountSelect });
+export async function findAccountById(db: Db, id: string): Promise<AccountRow | null> {
+  return db.account.findUnique({ where: { id }, select: accountSelect });
 }
 
-export async function findAccountByEmail(prisma: PrismaClient, email: string): Promise<AccountRow | null> {
-  return prisma.account.findUnique({ where: { email }, select: accountSelect });
+export async function findAccountByEmail(db: Db, email: string): Promise<AccountRow | null> {
+  return db.account.findUnique({ where: { email }, select: accountSelect });
 }
 
 export async function findOrCreateAccount(prisma: PrismaClient, email: string): Promise<AccountRow> {
@@ -71,9 +72,55 @@ export async function findOrCreateAccount(prisma: PrismaClient, email: string): 
 }
 
 export async function updateAccount(
-  prisma: PrismaClient,
+  db: Db,
   id: string,
   data: { role?: AccountRole; suspended?: boolean; suspendedReason?: string | null; suspendedAt?: Date | null },
 ): Promise<AccountRow> {
-  return prisma.account.update({ where: { id }, data, select: accountSelect });
+  return db.account.update({ where: { id }, data, select: accountSelect });
+}
+
+export const ACCOUNT_SEARCH_LIMIT = 50;
+
+/** Accounts whose address contains `q` (case-insensitive), exact matches first. */
+export async function searchAccounts(prisma: PrismaClient, q: string) {
+  const needle = q.trim().toLowerCase();
+  if (!needle) return [];
+  return prisma.$queryRaw<Array<{ id: string; email: string; role: AccountRole; suspended: boolean; createdAt: Date; reportCount: number }>>`
+    SELECT a.id, a.email, a.role, a.suspended, a.created_at AS "createdAt",
+           (SELECT count(*)::int FROM reports r WHERE r.account_id = a.id) AS "reportCount"
+      FROM accounts a
+     WHERE a.email LIKE ${`%${escapeLike(needle)}%`}
+     ORDER BY (a.email = ${needle}) DESC, a.email
+     LIMIT ${ACCOUNT_SEARCH_LIMIT}`;
+}
+
+/** An account as the moderators' account page shows it: its keys and its latest reports. */
+export async function accountDetail(prisma: PrismaClient, id: string) {
+  return prisma.account.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      email: true,
+      role: true,
+      suspended: true,
+      suspendedReason: true,
+      suspendedAt: true,
+      lastSignInAt: true,
+      createdAt: true,
+      agentKeys: { select: { id: true, displayPrefix: true, revokedAt: true, expiresAt: true, agent: { select: { name: true } } }, orderBy: { createdAt: 'desc' } },
+      reports: {
+        select: {
+          id: true,
+          status: true,
+          outcome: true,
+          createdAt: true,
+          moderatedAt: true,
+          merchant: { select: { name: true } },
+          agent: { select: { name: true } },
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: 500,
+      },
+    },
+  });
 }

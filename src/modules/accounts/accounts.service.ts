@@ -1,25 +1,20 @@
-// Operator account management: moderator role and suspension, by e-mail address.
-// Used by the operator CLI; every function reports whether it changed anything, so that
-// repeating a command is harmless and says so.
-import type { PrismaClient } from '../../db/client.js';
-import { findAccountByEmail, updateAccount, type AccountRow } from './accounts.repository.js';
+// Changing accounts: the moderator role (operator command line) and suspension (command line
+// and the moderators' account page). Each change is one transaction with its audit row, by
+// whoever made it: a moderator, or the operator (no account). Every function reports whether
+// it changed anything, so that repeating a command is harmless and says so.
+import { z } from 'zod';
+import type { PrismaClient, Tx } from '../../db/client.js';
+import { notFound, Refusal } from '../../errors.js';
+import { parseForm, type FormResult, type FormValues } from '../../forms.js';
+import type { AccountRole } from '../../generated/prisma/enums.js';
+import { insertAuditEntry } from '../audit/audit.repository.js';
+import { findAccountByEmail, findAccountById, updateAccount, type AccountRow } from './accounts.repository.js';
 
-export class AccountNotFoundError extends Error {
-  readonly code = 'account-not-found';
-  constructor(readonly email: string) {
-    super(`no account with e-mail ${email}`);
-    this.name = 'AccountNotFoundError';
-  }
-}
+/** Who changes an account: a signed-in moderator, or the operator at the command line. */
+export type AccountActor = { id: string; role: AccountRole } | 'operator';
 
-/** A role change the operator commands refuse: demoting an ADMIN. */
-export class AccountRoleError extends Error {
-  readonly code = 'account-role-refused';
-  constructor(message: string) {
-    super(message);
-    this.name = 'AccountRoleError';
-  }
-}
+/** The account changed: by id (the admin pages) or by address (the command line). */
+export type AccountRef = { id: string } | { email: string };
 
 export interface AccountChange {
   account: AccountRow;
@@ -30,54 +25,113 @@ export interface AccountChange {
 /** Addresses are stored trimmed and lower-cased (sign-in does the same). */
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
-async function requireAccount(prisma: PrismaClient, email: string): Promise<AccountRow> {
-  const normalised = normaliseEmail(email);
-  const account = await findAccountByEmail(prisma, normalised);
-  if (!account) throw new AccountNotFoundError(normalised);
+async function requireAccount(tx: Tx, ref: AccountRef): Promise<AccountRow> {
+  if ('id' in ref) {
+    const account = await findAccountById(tx, ref.id);
+    if (!account) throw notFound('There is no account at this address.', 'Account not found');
+    return account;
+  }
+  const email = normaliseEmail(ref.email);
+  const account = await findAccountByEmail(tx, email);
+  if (!account) throw notFound(`no account with e-mail ${email}`, 'Account not found');
   return account;
 }
 
-/** USER -> MODERATOR. A MODERATOR or ADMIN is left as it is. */
-export async function grantModerator(prisma: PrismaClient, email: string): Promise<AccountChange> {
-  const account = await requireAccount(prisma, email);
-  if (account.role !== 'USER') return { account, changed: false };
-  return { account: await updateAccount(prisma, account.id, { role: 'MODERATOR' }), changed: true };
+const actorId = (actor: AccountActor) => (actor === 'operator' ? null : actor.id);
+
+/** Sets the role; the audit row records the change. */
+async function changeRole(prisma: PrismaClient, ref: AccountRef, decide: (account: AccountRow) => AccountRole, now: Date): Promise<AccountChange> {
+  return prisma.$transaction(async (tx) => {
+    const account = await requireAccount(tx, ref);
+    const role = decide(account);
+    if (role === account.role) return { account, changed: false };
+    const updated = await updateAccount(tx, account.id, { role });
+    const details = { from: account.role, to: role };
+    await insertAuditEntry(tx, { actorId: null, action: 'account.role', targetType: 'account', targetId: account.id, details, now });
+    return { account: updated, changed: true };
+  });
 }
+
+/** USER -> MODERATOR. A MODERATOR or ADMIN is left as it is. */
+export const grantModerator = (prisma: PrismaClient, ref: AccountRef, now: Date) =>
+  changeRole(prisma, ref, (account) => (account.role === 'USER' ? 'MODERATOR' : account.role), now);
 
 /** MODERATOR -> USER. An ADMIN is refused: that is not a demotion to make by accident. */
-export async function revokeModerator(prisma: PrismaClient, email: string): Promise<AccountChange> {
-  const account = await requireAccount(prisma, email);
-  if (account.role === 'ADMIN') {
-    throw new AccountRoleError(`${account.email} is an ADMIN; revoke-moderator does not demote admins`);
-  }
-  if (account.role === 'USER') return { account, changed: false };
-  return { account: await updateAccount(prisma, account.id, { role: 'USER' }), changed: true };
-}
+export const revokeModerator = (prisma: PrismaClient, ref: AccountRef, now: Date) =>
+  changeRole(
+    prisma,
+    ref,
+    (account) => {
+      if (account.role === 'ADMIN') {
+        throw new Refusal({
+          kind: 'conflict',
+          code: 'account-role-refused',
+          title: 'Admins are not demoted here',
+          detail: `${account.email} is an ADMIN; revoke-moderator does not demote admins`,
+        });
+      }
+      return 'USER';
+    },
+    now,
+  );
+
+const suspendForm = z.object({
+  reason: z.string().trim().min(1, 'Give the reason for the suspension').max(500, 'At most 500 characters'),
+});
 
 /**
- * Suspends the account (the spec answers a suspended account with 403). Suspending a suspended
- * account keeps the original suspension time and replaces the reason when one is given.
+ * Suspends an account: its contributions and agent keys are refused (403). The reason is
+ * required and private. Suspending a suspended account keeps its start and replaces the
+ * reason. A moderator cannot suspend their own account, and only an admin suspends an admin.
  */
 export async function suspendAccount(
   prisma: PrismaClient,
-  email: string,
-  reason: string | null | undefined,
+  actor: AccountActor,
+  ref: AccountRef,
+  values: FormValues,
   now: Date,
-): Promise<AccountChange> {
-  const account = await requireAccount(prisma, email);
-  const text = reason?.trim() || null;
-  if (account.suspended && (text === null || text === account.suspendedReason)) return { account, changed: false };
-  const updated = await updateAccount(prisma, account.id, {
-    suspended: true,
-    suspendedReason: text ?? account.suspendedReason,
-    ...(account.suspended ? {} : { suspendedAt: now }),
+): Promise<FormResult<AccountChange>> {
+  const parsed = parseForm(suspendForm, values);
+  if (!parsed.ok) return parsed;
+  const { reason } = parsed.value;
+  return prisma.$transaction(async (tx) => {
+    const before = await requireAccount(tx, ref);
+    if (actor !== 'operator') {
+      if (before.id === actor.id) return { ok: false as const, errors: { reason: 'You cannot suspend your own account' } };
+      if (before.role === 'ADMIN' && actor.role !== 'ADMIN') return { ok: false as const, errors: { reason: 'Only an admin can suspend an admin' } };
+    }
+    if (before.suspended && before.suspendedReason === reason) return { ok: true as const, value: { account: before, changed: false } };
+    const account = await updateAccount(tx, before.id, {
+      suspended: true,
+      suspendedReason: reason,
+      ...(before.suspended ? {} : { suspendedAt: now }),
+    });
+    await insertAuditEntry(tx, {
+      actorId: actorId(actor),
+      action: before.suspended ? 'account.suspension-reason' : 'account.suspend',
+      targetType: 'account',
+      targetId: before.id,
+      reason,
+      details: { previousReason: before.suspendedReason },
+      now,
+    });
+    return { ok: true as const, value: { account, changed: true } };
   });
-  return { account: updated, changed: true };
 }
 
-export async function unsuspendAccount(prisma: PrismaClient, email: string): Promise<AccountChange> {
-  const account = await requireAccount(prisma, email);
-  if (!account.suspended) return { account, changed: false };
-  const updated = await updateAccount(prisma, account.id, { suspended: false, suspendedReason: null, suspendedAt: null });
-  return { account: updated, changed: true };
+export async function unsuspendAccount(prisma: PrismaClient, actor: AccountActor, ref: AccountRef, now: Date): Promise<AccountChange> {
+  return prisma.$transaction(async (tx) => {
+    const before = await requireAccount(tx, ref);
+    if (!before.suspended) return { account: before, changed: false };
+    const account = await updateAccount(tx, before.id, { suspended: false, suspendedReason: null, suspendedAt: null });
+    await insertAuditEntry(tx, {
+      actorId: actorId(actor),
+      action: 'account.unsuspend',
+      targetType: 'account',
+      targetId: before.id,
+      details: { previousReason: before.suspendedReason },
+      now,
+    });
+    return { account, changed: true };
+  });
 }

@@ -20,7 +20,7 @@ import {
   replaceContentIfVersion,
   type OwnListedReport,
 } from './automation.repository.js';
-import { UUID_PATTERN } from '../directory/query.js';
+import { UUID_PATTERN } from '../../text.js';
 
 export interface AutomationDeps extends Links {
   prisma: PrismaClient;

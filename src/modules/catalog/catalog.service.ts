@@ -8,7 +8,7 @@ import {
   type Links,
 } from '../directory/notice.js';
 import { cachedQuery } from '../directory/counts.js';
-import { SLUG_PATTERN } from '../directory/query.js';
+import { SLUG_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
 import { findActiveAgent, listActiveAgents, listCategories, type AgentRow } from './catalog.repository.js';
 

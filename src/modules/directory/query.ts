@@ -1,5 +1,6 @@
 // Shared pieces of the public query schemas.
 import { z } from 'zod';
+import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import { MAX_PAGE } from './notice.js';
 
 /** An integer query parameter within bounds; "1.5", "1e3", "" and "abc" are refused. */
@@ -14,10 +15,6 @@ export const intParam = (min: number, max: number) =>
 
 export const pageParam = intParam(1, MAX_PAGE).optional().default(1);
 
-/** A slug as every slug here is made: lowercase letters and digits joined by single hyphens. */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
 export const slugParam = z.string().min(1).max(100).regex(SLUG_PATTERN, 'must be a slug (lowercase letters, digits and hyphens)');
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const uuidParam = z.string().regex(UUID_PATTERN, 'must be an id (a UUID)').transform((s) => s.toLowerCase());

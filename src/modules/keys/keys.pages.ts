@@ -9,7 +9,7 @@ import { HttpProblem, statusOf } from '../../http/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById } from './keys.repository.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
-import { UUID_PATTERN } from '../directory/query.js';
+import { UUID_PATTERN } from '../../text.js';
 import { Refusal } from '../../errors.js';
 
 export interface KeysPageDeps {

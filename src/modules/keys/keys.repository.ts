@@ -1,7 +1,5 @@
 // Agent keys as rows. A row holds the SHA-256 of a key (never the key) and its display prefix.
-import type { Db, PrismaClient } from '../../db/client.js';
-
-/** The client, or the client of an interactive transaction. */
+import type { Db } from '../../db/client.js';
 
 export interface KeyRow {
   id: string;

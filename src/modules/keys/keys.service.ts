@@ -14,6 +14,7 @@ import {
   touchKeyRow,
 
 } from './keys.repository.js';
+import { UUID_PATTERN } from '../../text.js';
 
 export const KEY_PREFIX = 'acd_';
 export const KEY_LIFETIME_DAYS = 90;
@@ -27,7 +28,6 @@ export const KEY_PATTERN = /^acd_[A-Za-z0-9_-]{43}$/;
 export const TOUCH_INTERVAL_MS = 60_000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -73,7 +73,7 @@ async function createKey(db: Db, accountId: string, agentId: string, now: Date):
 }
 
 async function assertMayHoldKeys(db: Db, accountId: string): Promise<void> {
-  const account = UUID.test(accountId) ? await findAccountSuspension(db, accountId) : null;
+  const account = UUID_PATTERN.test(accountId) ? await findAccountSuspension(db, accountId) : null;
   if (!account) throw notFound('No such account.');
   if (account.suspended) throw accountSuspended();
 }
@@ -88,7 +88,7 @@ export async function issueKey(
   now: Date,
 ): Promise<IssuedKey> {
   await assertMayHoldKeys(prisma, input.accountId);
-  const agent = UUID.test(input.agentId) ? await findActiveAgentById(prisma, input.agentId) : null;
+  const agent = UUID_PATTERN.test(input.agentId) ? await findActiveAgentById(prisma, input.agentId) : null;
   if (!agent) throw agentUnavailable();
   return createKey(prisma, input.accountId, agent.id, now);
 }
@@ -98,7 +98,7 @@ export async function issueKey(
  * already revoked: idempotent); false for an unknown key or another account's key.
  */
 export async function revokeKey(prisma: PrismaClient, input: { accountId: string; keyId: string }, now: Date): Promise<boolean> {
-  if (!UUID.test(input.keyId)) return false;
+  if (!UUID_PATTERN.test(input.keyId)) return false;
   if (await revokeOwnKey(prisma, input.accountId, input.keyId, now)) return true;
   return (await findOwnKey(prisma, input.accountId, input.keyId)) !== null;
 }
@@ -114,7 +114,7 @@ export async function replaceKey(
   input: { accountId: string; keyId: string },
   now: Date,
 ): Promise<IssuedKey> {
-  if (!UUID.test(input.keyId)) throw notFound('No such key on this account.');
+  if (!UUID_PATTERN.test(input.keyId)) throw notFound('No such key on this account.');
   return prisma.$transaction(async (tx) => {
     await assertMayHoldKeys(tx, input.accountId);
     const old = await findOwnKey(tx, input.accountId, input.keyId);
@@ -152,7 +152,7 @@ export interface KeyListItem {
 
 /** The account's keys, newest first; never a hash. `now` decides which ones have expired. */
 export async function listKeys(prisma: PrismaClient, accountId: string, now: Date): Promise<KeyListItem[]> {
-  if (!UUID.test(accountId)) return [];
+  if (!UUID_PATTERN.test(accountId)) return [];
   const rows = await listKeysOfAccount(prisma, accountId);
   return rows.map((row) => ({
     id: row.id,

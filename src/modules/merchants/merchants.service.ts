@@ -15,7 +15,7 @@ import {
   type Links,
 } from '../directory/notice.js';
 import { cachedCounter } from '../directory/counts.js';
-import { SLUG_PATTERN, UUID_PATTERN } from '../directory/query.js';
+import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import {
   findPublicMerchant,
   searchMerchants,

@@ -1,8 +1,6 @@
-// Report moderation's database access: conditional status transitions, the audit log and
-// the per-merchant lock that keeps concurrent recomputations from losing each other's work.
-import type { Prisma, Tx } from '../../db/client.js';
+// Report moderation's database access: conditional status transitions and private notes.
+import type { Tx } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
-
 
 export interface TransitionedReport {
   id: string;
@@ -47,67 +45,6 @@ export async function transitionReport(tx: Tx, input: TransitionInput): Promise<
 export async function findReportStatus(tx: Tx, reportId: string): Promise<ReportStatus | null> {
   const report = await tx.report.findUnique({ where: { id: reportId }, select: { status: true } });
   return report?.status ?? null;
-}
-
-export interface AuditEntry {
-  actorId: string | null;
-  action: string;
-  reportId: string;
-  fromStatus: ReportStatus;
-  toStatus: ReportStatus;
-  reason: string | null;
-  details: Prisma.InputJsonValue | null;
-  now: Date;
-}
-
-export async function insertReportAuditEntry(tx: Tx, entry: AuditEntry): Promise<void> {
-  await tx.moderationAuditLog.create({
-    data: {
-      actorId: entry.actorId,
-      action: entry.action,
-      reportId: entry.reportId,
-      targetType: 'report',
-      targetId: entry.reportId,
-      fromStatus: entry.fromStatus,
-      toStatus: entry.toStatus,
-      reason: entry.reason,
-      ...(entry.details === null ? {} : { details: entry.details }),
-      createdAt: entry.now,
-    },
-  });
-}
-
-export interface GeneralAuditEntry {
-  actorId: string | null;
-  /** What happened, e.g. "note", "merchant.update", "agent.deactivate". */
-  action: string;
-  /** 'report' | 'merchant' | 'category' | 'agent' | 'account'. */
-  targetType: string;
-  targetId: string;
-  reportId?: string | null;
-  fromStatus?: ReportStatus | null;
-  toStatus?: ReportStatus | null;
-  reason?: string | null;
-  details?: Prisma.InputJsonValue | null;
-  now: Date;
-}
-
-/** An audit row for any moderation or directory management change (not only transitions). */
-export async function insertAuditEntry(tx: Tx, entry: GeneralAuditEntry): Promise<void> {
-  await tx.moderationAuditLog.create({
-    data: {
-      actorId: entry.actorId,
-      action: entry.action,
-      reportId: entry.reportId ?? null,
-      targetType: entry.targetType,
-      targetId: entry.targetId,
-      fromStatus: entry.fromStatus ?? null,
-      toStatus: entry.toStatus ?? null,
-      reason: entry.reason ?? null,
-      ...(entry.details === null || entry.details === undefined ? {} : { details: entry.details }),
-      createdAt: entry.now,
-    },
-  });
 }
 
 /**

@@ -5,14 +5,14 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
+import { insertAuditEntry } from '../audit/audit.repository.js';
 import {
   findReportStatus,
-  insertAuditEntry,
-  insertReportAuditEntry,
   replaceModerationNotes,
   transitionReport,
   type TransitionedReport,
 } from './moderation.repository.js';
+import { UUID_PATTERN } from '../../text.js';
 
 /** Longest feedback, note or reason accepted (the report's own free text allows 4,000). */
 export const MODERATION_TEXT_MAX = 4000;
@@ -86,7 +86,6 @@ export interface WithdrawInput {
   now: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Trimmed text, or null when absent or blank; too long is an error. */
 function optionalText(value: string | undefined, name: string): string | null {
@@ -117,7 +116,7 @@ interface Transition {
 
 async function moderate(prisma: PrismaClient, t: Transition): Promise<ModerationResult> {
   // Not a UUID: no report can have this id, and PostgreSQL would reject the cast.
-  if (!UUID.test(t.reportId)) throw new ReportNotFoundError(t.reportId);
+  if (!UUID_PATTERN.test(t.reportId)) throw new ReportNotFoundError(t.reportId);
   return prisma.$transaction(async (tx) => {
     const report: TransitionedReport | null = await transitionReport(tx, {
       reportId: t.reportId,
@@ -133,9 +132,11 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
       if (current === null) throw new ReportNotFoundError(t.reportId);
       throw new ModerationConflictError(t.reportId, current, t.from);
     }
-    await insertReportAuditEntry(tx, {
+    await insertAuditEntry(tx, {
       actorId: t.actorId,
       action: t.action,
+      targetType: 'report',
+      targetId: report.id,
       reportId: report.id,
       fromStatus: t.from,
       toStatus: t.to,
@@ -252,7 +253,7 @@ export interface NotesInput {
  * records the change in the audit log. The status, the feedback and the If-Match version stay.
  */
 export async function saveModerationNotes(prisma: PrismaClient, input: NotesInput): Promise<{ changed: boolean }> {
-  if (!UUID.test(input.reportId)) throw new ReportNotFoundError(input.reportId);
+  if (!UUID_PATTERN.test(input.reportId)) throw new ReportNotFoundError(input.reportId);
   const notes = optionalText(input.notes, 'notes');
   return prisma.$transaction(async (tx) => {
     const before = await replaceModerationNotes(tx, input.reportId, notes);

@@ -2,7 +2,7 @@
 import { invalidParameter, notFound } from '../../errors.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { merchantApiUrl, PAGE_SIZE, reportApiUrl, type Links } from '../directory/notice.js';
-import { UUID_PATTERN } from '../directory/query.js';
+import { UUID_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
 import {
   findPublicReport,

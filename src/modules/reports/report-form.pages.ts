@@ -19,7 +19,7 @@ import {
   TASK_LABELS,
 } from '../aggregation/constants.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
-import { UUID_PATTERN } from '../directory/query.js';
+import { UUID_PATTERN } from '../../text.js';
 import { checkScreenshots, discardScreenshots, MAX_SCREENSHOTS, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
 import { isFutureTestDate, reviewUrl, submitReport, type SubmissionDeps } from './submissions.service.js';

@@ -122,5 +122,3 @@ export async function isActiveAgent(prisma: PrismaClient, id: string): Promise<b
   return (await prisma.agent.count({ where: { id, active: true } })) > 0;
 }
 
-export const isUniqueViolation = (error: unknown) =>
-  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';

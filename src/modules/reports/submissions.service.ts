@@ -2,6 +2,7 @@
 // the directory, the one-report-per-account+merchant+agent rule, and the submission quotas.
 // A request that fails writes nothing; an accepted one commits whole.
 import type { PrismaClient } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { invalidField, Refusal, type LimitUsage } from '../../errors.js';
 import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent, type ReportContent } from './content.js';
@@ -11,7 +12,6 @@ import {
   insertReport,
   isActiveAgent,
   isPublicMerchant,
-  isUniqueViolation,
   type OwnReportRow,
 } from './submissions.repository.js';
 

@@ -1,17 +1,13 @@
-// What every admin page shares: the moderator gate, one-time messages after a form post
-// (Post/Redirect/Get), rendering with the admin helpers, and form value helpers.
+// What every moderators' page shares: the gate, one-time messages after a form post
+// (Post/Redirect/Get), rendering with the admin view helpers, and reading posted forms.
 import type { Request, RequestHandler, Response } from 'express';
-import type { z } from 'zod';
-import { HttpProblem } from '../../http/problem.js';
-import {
-  FAILURE_REASON_LABELS,
-  OUTCOME_LABELS,
-  OUTCOMES,
-  STAGE_LABELS,
-  TASK_LABELS,
-  TASKS,
-} from '../aggregation/constants.js';
-import { redirectToSignIn } from '../../http/middleware/auth.js';
+import { formatDate, formatTime, isoDay } from '../dates.js';
+import { notFound } from '../errors.js';
+import type { FieldErrors, FormResult, FormValues } from '../forms.js';
+import { FAILURE_REASON_LABELS, OUTCOME_LABELS, OUTCOMES, STAGE_LABELS, TASK_LABELS, TASKS } from '../modules/aggregation/constants.js';
+import { UUID_PATTERN } from '../text.js';
+import { redirectToSignIn } from './middleware/auth.js';
+import { HttpProblem } from './problem.js';
 
 export interface Flash {
   kind: 'ok' | 'error';
@@ -71,20 +67,17 @@ export const requireModerator: RequestHandler = (req, res, next) => {
   next();
 };
 
-export const notFound = (what: string): HttpProblem =>
-  new HttpProblem({ status: 404, code: 'not-found', title: `${what} not found`, detail: `There is no ${what.toLowerCase()} at this address.` });
+/** The 404 page of an admin thing ("Merchant not found"). */
+export const notFoundPage = (what: string) => notFound(`There is no ${what.toLowerCase()} at this address.`, `${what} not found`);
 
 export function setFlash(req: Request, kind: Flash['kind'], text: string): void {
   req.session.adminFlash = { kind, text };
 }
 
-export const formatTime = (date: Date | null | undefined): string =>
-  date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
-export const formatDate = (date: Date | null | undefined): string => (date ? date.toISOString().slice(0, 10) : '');
-
 const helpers = {
   formatTime,
   formatDate,
+  isoDay,
   taskLabels: TASK_LABELS,
   outcomeLabels: OUTCOME_LABELS,
   stageLabels: STAGE_LABELS,
@@ -109,12 +102,6 @@ export function renderAdmin(
   res.status(status).render(`admin/${view}`, { ...helpers, flash, errors: {}, values: {}, ...locals });
 }
 
-// ------------------------------------------------------------------------------------------
-// Forms
-
-export type FormValues = Record<string, string>;
-export type FieldErrors = Record<string, string>;
-
 /** The single-valued text fields of a posted form (a repeated field keeps its last value). */
 export function formValues(body: unknown): FormValues {
   const values: FormValues = {};
@@ -133,23 +120,32 @@ export function formList(body: unknown, name: string): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** The first message for each top-level field of a zod failure. */
-export function zodFieldErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const field = String(issue.path[0] ?? 'form');
-    errors[field] ??= issue.message;
-  }
-  return errors;
-}
-
-export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FieldErrors };
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A route's :id, or a 404 when it cannot be an id. */
+/** A route's :id, or the 404 page when it cannot be an id. */
 export function idParam(req: Request, what: string, name = 'id'): string {
   const value = (req.params as Record<string, string | undefined>)[name];
-  if (!value || !UUID.test(value)) throw notFound(what);
+  if (!value || !UUID_PATTERN.test(value)) throw notFoundPage(what);
   return value.toLowerCase();
+}
+
+/** The moderator behind this request (the gate has checked there is one). */
+export const actorOf = (res: Response): string => res.locals.account!.id;
+
+/**
+ * Answers a form post: on success a message and a redirect (Post/Redirect/Get); otherwise the
+ * form again through `again`, with its errors and the values typed, as a 400.
+ */
+export async function answerForm<T>(
+  req: Request,
+  res: Response,
+  result: FormResult<T>,
+  success: (value: T) => { to: string; message: string },
+  again: (errors: FieldErrors) => Promise<void>,
+): Promise<void> {
+  if (!result.ok) {
+    await again(result.errors);
+    return;
+  }
+  const { to, message } = success(result.value);
+  setFlash(req, 'ok', message);
+  res.redirect(303, to);
 }

@@ -132,3 +132,13 @@ export type ReportDetail = NonNullable<Awaited<ReturnType<typeof reportDetail>>>
 export async function screenshotFile(prisma: PrismaClient, id: string) {
   return prisma.screenshotEvidence.findUnique({ where: { id }, select: { storagePath: true, mediaType: true, sizeBytes: true } });
 }
+
+/** The oldest pending report other than `exceptId`: where a moderator goes next. */
+export async function nextPendingReport(prisma: PrismaClient, exceptId: string): Promise<string | null> {
+  const next = await prisma.report.findFirst({
+    where: { status: 'PENDING', id: { not: exceptId } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { id: true },
+  });
+  return next?.id ?? null;
+}

@@ -1,12 +1,13 @@
-// Report moderation pages: the queue, a report's full private detail, the decisions
-// (approve, reject, bulk approve, withdraw), private notes, and screenshots streamed to
-// moderators only. Decisions go through the moderation service: one transaction each with
+// The moderators' report pages: the overview, the queue, a report's full private detail, the
+// decisions (approve, reject, bulk approve, withdraw), private notes, and screenshots streamed
+// to moderators only. Decisions go through the moderation service: one transaction each with
 // the audit row and the summary recompute, so the public API changes with the status.
+// Routes: http/routers/admin.ts.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Router, type Request, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
@@ -23,34 +24,23 @@ import {
   ReportNotFoundError,
   saveModerationNotes,
   withdrawReport,
-} from '../moderation/moderation.service.js';
-import {
-  formList,
-  formValues,
-  idParam,
-  notFound,
-  renderAdmin,
-  setFlash,
-  UUID,
-  zodFieldErrors,
-  type FieldErrors,
-  type FormValues,
-} from './admin.http.js';
+} from './moderation.service.js';
+import { zodFieldErrors, type FieldErrors, type FormValues } from '../../forms.js';
+import { actorOf, formList, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { UUID_PATTERN } from '../../text.js';
+import { recentAuditEntries } from '../audit/audit.repository.js';
+import { auditTargetUrl } from '../audit/audit.pages.js';
 import {
   filterChoices,
+  nextPendingReport,
+  oldestPending,
   QUEUE_PAGE_SIZE,
   queueCounts,
   queuePage,
   reportDetail,
   screenshotFile,
   type QueueFilter,
-} from './reports.repository.js';
-
-export interface ReportPagesDeps {
-  prisma: PrismaClient;
-  clock: Clock;
-  dataDir: string;
-}
+} from './queue.repository.js';
 
 const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 const STATUS_LABEL: Record<ReportStatus, string> = { PENDING: 'Pending', APPROVED: 'Approved', REJECTED: 'Rejected' };
@@ -113,8 +103,7 @@ function queueSearch(query: Record<string, unknown>): FormValues {
   return values;
 }
 
-export function reportPages(deps: ReportPagesDeps): Router {
-  const router = Router();
+export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; dataDir: string }) {
   const { prisma } = deps;
 
   async function showQueue(req: Request, res: Response, search: FormValues, status = 200, bulkError: string | null = null) {
@@ -159,12 +148,8 @@ export function reportPages(deps: ReportPagesDeps): Router {
 
   async function showReport(req: Request, res: Response, id: string, status = 200, forms: ReportForms = {}, conflict: string | null = null) {
     const report = await reportDetail(prisma, id);
-    if (!report) throw notFound('Report');
-    const nextPending = await prisma.report.findFirst({
-      where: { status: 'PENDING', id: { not: id } },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      select: { id: true },
-    });
+    if (!report) throw notFoundPage('Report');
+    const nextPending = await nextPendingReport(prisma, id);
     const form = (name: FormName, defaults: FormValues = {}) => forms[name] ?? { values: defaults, errors: {} };
     renderAdmin(
       req,
@@ -174,7 +159,7 @@ export function reportPages(deps: ReportPagesDeps): Router {
         title: `Report on ${report.merchant.name}`,
         section: 'reports',
         report,
-        nextPending: nextPending?.id ?? null,
+        nextPending,
         conflict,
         forms: {
           approve: form('approve'),
@@ -210,112 +195,107 @@ export function reportPages(deps: ReportPagesDeps): Router {
           `Already moderated: this report is now ${STATUS_LABEL[error.currentStatus].toLowerCase()}. Someone else acted on it first, so your action was not applied.`,
         );
       } else if (error instanceof ReportNotFoundError) {
-        throw notFound('Report');
+        throw notFoundPage('Report');
       } else {
         throw error;
       }
     }
   }
 
-  const actorOf = (res: Response) => res.locals.account!.id;
+  return {
+    overview: (async (req, res) => {
+      const [counts, oldest, recent] = await Promise.all([queueCounts(prisma), oldestPending(prisma), recentAuditEntries(prisma, 10)]);
+      renderAdmin(req, res, 'index', { title: 'Moderation', section: 'overview', counts, oldest, recent, auditTargetUrl, now: deps.clock.now() });
+    }) as RequestHandler,
 
-  router.get('/reports', async (req, res) => {
-    await showQueue(req, res, queueSearch(req.query as Record<string, unknown>));
-  });
+    queue: (async (req, res) => showQueue(req, res, queueSearch(req.query as Record<string, unknown>))) as RequestHandler,
 
-  router.post('/reports/bulk-approve', async (req, res) => {
-    const returnUrl = safeQueueReturn(formValues(req.body).return);
-    const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
-    // Checkboxes are named ids[] (one name shared by many controls); plain ids works too.
-    const ids = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
-    if (ids.length === 0 || ids.length > BULK_APPROVE_MAX || ids.some((id) => !UUID.test(id))) {
-      await showQueue(
-        req,
-        res,
-        search,
-        400,
-        ids.length === 0 ? 'Select at least one report to approve.' : `Select at most ${BULK_APPROVE_MAX} reports from this list.`,
-      );
-      return;
-    }
-    const result = await approveReports(prisma, { reportIds: ids, actorId: actorOf(res), now: deps.clock.now() });
-    const parts = [`Approved ${result.approved.length} report${result.approved.length === 1 ? '' : 's'}.`];
-    if (result.alreadyModerated.length) {
-      parts.push(
-        `${result.alreadyModerated.length} already moderated by someone else and left as they are: ${result.alreadyModerated
-          .map((r) => `${r.id} (${STATUS_LABEL[r.status].toLowerCase()})`)
-          .join(', ')}.`,
-      );
-    }
-    if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
-    setFlash(req, result.alreadyModerated.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
-    res.redirect(303, returnUrl);
-  });
+    bulkApprove: (async (req, res) => {
+      const returnUrl = safeQueueReturn(formValues(req.body).return);
+      const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
+      // Checkboxes are named ids[] (one name shared by many controls); plain ids works too.
+      const ids = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
+      if (ids.length === 0 || ids.length > BULK_APPROVE_MAX || ids.some((id) => !UUID_PATTERN.test(id))) {
+        await showQueue(
+          req,
+          res,
+          search,
+          400,
+          ids.length === 0 ? 'Select at least one report to approve.' : `Select at most ${BULK_APPROVE_MAX} reports from this list.`,
+        );
+        return;
+      }
+      const result = await approveReports(prisma, { reportIds: ids, actorId: actorOf(res), now: deps.clock.now() });
+      const parts = [`Approved ${result.approved.length} report${result.approved.length === 1 ? '' : 's'}.`];
+      if (result.alreadyModerated.length) {
+        parts.push(
+          `${result.alreadyModerated.length} already moderated by someone else and left as they are: ${result.alreadyModerated
+            .map((r) => `${r.id} (${STATUS_LABEL[r.status].toLowerCase()})`)
+            .join(', ')}.`,
+        );
+      }
+      if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
+      setFlash(req, result.alreadyModerated.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
+      res.redirect(303, returnUrl);
+    }) as RequestHandler,
 
-  router.get('/reports/:id', async (req, res) => {
-    await showReport(req, res, idParam(req, 'Report'));
-  });
+    report: (async (req, res) => showReport(req, res, idParam(req, 'Report'))) as RequestHandler,
 
-  router.post('/reports/:id/approve', (req, res) =>
-    decide(req, res, 'approve', async (id, values) => {
-      const form = parseForm(approveForm, values);
-      await approveReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
-      return 'Report approved: it is public now.';
-    }),
-  );
+    approve: ((req, res) =>
+      decide(req, res, 'approve', async (id, values) => {
+        const form = formOrThrow(approveForm, values);
+        await approveReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
+        return 'Report approved: it is public now.';
+      })) as RequestHandler,
 
-  router.post('/reports/:id/reject', (req, res) =>
-    decide(req, res, 'reject', async (id, values) => {
-      const form = parseForm(rejectForm, values);
-      await rejectReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, note: form.note, now: deps.clock.now() });
-      return 'Report rejected: the author can read your feedback.';
-    }),
-  );
+    reject: ((req, res) =>
+      decide(req, res, 'reject', async (id, values) => {
+        const form = formOrThrow(rejectForm, values);
+        await rejectReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, note: form.note, now: deps.clock.now() });
+        return 'Report rejected: the author can read your feedback.';
+      })) as RequestHandler,
 
-  router.post('/reports/:id/withdraw', (req, res) =>
-    decide(req, res, 'withdraw', async (id, values) => {
-      const form = parseForm(withdrawForm, values);
-      await withdrawReport(prisma, {
-        reportId: id,
-        actorId: actorOf(res),
-        to: form.to,
-        reason: form.reason,
-        note: form.note,
-        now: deps.clock.now(),
+    withdraw: ((req, res) =>
+      decide(req, res, 'withdraw', async (id, values) => {
+        const form = formOrThrow(withdrawForm, values);
+        await withdrawReport(prisma, {
+          reportId: id,
+          actorId: actorOf(res),
+          to: form.to,
+          reason: form.reason,
+          note: form.note,
+          now: deps.clock.now(),
+        });
+        return `Report withdrawn from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
+      })) as RequestHandler,
+
+    notes: ((req, res) =>
+      decide(req, res, 'notes', async (id, values) => {
+        const form = formOrThrow(notesForm, values);
+        const { changed } = await saveModerationNotes(prisma, { reportId: id, actorId: actorOf(res), notes: form.notes, now: deps.clock.now() });
+        return changed ? 'Private notes saved.' : 'The notes were already like this: nothing changed.';
+      })) as RequestHandler,
+
+    // Screenshots: only through this route, only for moderators (the gate runs first), never
+    // from a static path. The stored path is only a name under DATA_DIR/evidence: a row cannot
+    // point the route at any other file, and moving DATA_DIR keeps the files reachable.
+    screenshot: (async (req, res) => {
+      const id = idParam(req, 'Screenshot');
+      const file = await screenshotFile(prisma, id);
+      if (!file) throw notFoundPage('Screenshot');
+      const filePath = path.join(evidenceDir(deps.dataDir), path.basename(file.storagePath));
+      const info = await stat(filePath).catch(() => null);
+      if (!info?.isFile()) throw notFoundPage('Screenshot');
+      res.set({
+        'Content-Type': file.mediaType,
+        'Content-Length': String(info.size),
+        'Content-Disposition': `inline; filename="screenshot-${id}${path.extname(filePath)}"`,
+        'Cache-Control': 'private, no-store',
+        'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
       });
-      return `Report withdrawn from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
-    }),
-  );
-
-  router.post('/reports/:id/notes', (req, res) =>
-    decide(req, res, 'notes', async (id, values) => {
-      const form = parseForm(notesForm, values);
-      const { changed } = await saveModerationNotes(prisma, { reportId: id, actorId: actorOf(res), notes: form.notes, now: deps.clock.now() });
-      return changed ? 'Private notes saved.' : 'The notes were already like this: nothing changed.';
-    }),
-  );
-
-  // Screenshots: only through this route, only for moderators (the gate runs first), never
-  // from a static path. The stored path is only a name under DATA_DIR/evidence: a row cannot
-  // point the route at any other file, and moving DATA_DIR keeps the files reachable.
-  router.get('/evidence/:id', async (req, res) => {
-    const id = idParam(req, 'Screenshot');
-    const file = await screenshotFile(prisma, id);
-    if (!file) throw notFound('Screenshot');
-    const filePath = path.join(evidenceDir(deps.dataDir), path.basename(file.storagePath));
-    const info = await stat(filePath).catch(() => null);
-    if (!info?.isFile()) throw notFound('Screenshot');
-    res.set({
-      'Content-Type': file.mediaType,
-      'Content-Length': String(info.size),
-      'Content-Disposition': `inline; filename="screenshot-${id}${path.extname(filePath)}"`,
-      'Cache-Control': 'private, no-store',
-      'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
-    });
-    await pipeline(createReadStream(filePath), res);
-  });
-
-  return router;
+      await pipeline(createReadStream(filePath), res);
+    }) as RequestHandler,
+  };
 }
 
 class FormError extends Error {
@@ -324,7 +304,8 @@ class FormError extends Error {
   }
 }
 
-function parseForm<T extends z.ZodType>(schema: T, values: FormValues): z.infer<T> {
+/** The form's values, or a FormError that `decide` shows beside the form. */
+function formOrThrow<T extends z.ZodType>(schema: T, values: FormValues): z.infer<T> {
   const parsed = schema.safeParse(values);
   if (!parsed.success) throw new FormError(zodFieldErrors(parsed.error));
   return parsed.data;

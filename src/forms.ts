@@ -1,0 +1,48 @@
+// Forms posted by moderators and people: the values as they were typed, and what is wrong with
+// them, field by field. Services validate a form and answer a FormResult; the pages show it.
+import { z } from 'zod';
+import { SLUG_PATTERN } from './text.js';
+
+export type FormValues = Record<string, string>;
+export type FieldErrors = Record<string, string>;
+export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FieldErrors };
+
+/** The first message for each top-level field of a zod failure. */
+export function zodFieldErrors(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? 'form');
+    errors[field] ??= issue.message;
+  }
+  return errors;
+}
+
+/** Parses a form with `schema`; the result the pages show. */
+export function parseForm<S extends z.ZodType>(schema: S, values: FormValues): FormResult<z.output<S>> {
+  const parsed = schema.safeParse(values);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: zodFieldErrors(parsed.error) };
+}
+
+/** A checkbox: checked when posted as on, true or 1. */
+export const checkbox = z.preprocess((v) => v === 'on' || v === 'true' || v === '1', z.boolean());
+
+/** A slug field; empty means "make one from the name". */
+export const slugField = (what: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(100, `The slug must be at most 100 characters`)
+    .refine((s) => s === '' || SLUG_PATTERN.test(s), `Use lowercase letters, digits and single hyphens for the ${what} slug, such as "garden-shop"`);
+
+/** A required one-line text of at most `max` characters. */
+export const nameField = (max: number, missing: string) => z.string().trim().min(1, missing).max(max, `At most ${max} characters`);
+
+/** A day written YYYY-MM-DD. */
+export const dayField = (missing: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, missing)
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Enter a date as YYYY-MM-DD')
+    .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'Not a real date');

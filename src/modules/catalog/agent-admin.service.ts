@@ -1,0 +1,119 @@
+// Moderators adding, renaming, activating and deactivating agents. Each change is one
+// transaction with its audit row; activation changes which evidence is public, so it goes
+// through the evidence write path and the public directory changes exactly when it commits.
+import { z } from 'zod';
+import type { PrismaClient } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { notFound } from '../../errors.js';
+import { nameField, parseForm, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { evidenceChanged } from '../aggregation/evidence.js';
+import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { SLUG_PATTERN } from '../../text.js';
+import { agentNameTaken, agentWithSlug, findAgent, flipAgentActive, insertAgent, merchantsOfAgent, updateAgentRow } from './catalog-admin.repository.js';
+
+const agentFields = {
+  name: nameField(100, 'Enter the agent’s name'),
+  vendor: nameField(100, 'Enter the vendor'),
+  description: z
+    .string()
+    .trim()
+    .max(1000, 'At most 1000 characters')
+    .default('')
+    .transform((d) => d || null),
+};
+const newAgentForm = z.object({
+  slug: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1, 'Enter a slug: it is the agent’s name in paths and filters')
+    .max(100, 'At most 100 characters')
+    .regex(SLUG_PATTERN, 'Use lowercase letters, digits and single hyphens, such as "shop-agent"'),
+  ...agentFields,
+});
+const agentForm = z.object(agentFields);
+
+const agentNotFound = () => notFound('There is no agent at this address.', 'Agent not found');
+
+export async function createAgent(prisma: PrismaClient, actorId: string, values: FormValues, now: Date): Promise<FormResult<{ id: string }>> {
+  const parsed = parseForm(newAgentForm, values);
+  if (!parsed.ok) return parsed;
+  const input = parsed.value;
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const errors: FieldErrors = {};
+      if (await agentWithSlug(tx, input.slug)) errors.slug = `The slug "${input.slug}" is already used by another agent`;
+      if (await agentNameTaken(tx, input.name, null)) errors.name = `Another agent is already called "${input.name}"`;
+      if (Object.keys(errors).length) return { ok: false as const, errors };
+      const created = await insertAgent(tx, input, now);
+      await insertAuditEntry(tx, { actorId, action: 'agent.create', targetType: 'agent', targetId: created.id, details: auditJson(input), now });
+      return { ok: true as const, value: { id: created.id } };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { ok: false, errors: { slug: `The slug "${input.slug}" is already used` } };
+    throw error;
+  }
+}
+
+/** Renames an agent (name, vendor, description). Its slug stays: clients use it in paths. */
+export async function updateAgent(
+  prisma: PrismaClient,
+  actorId: string,
+  id: string,
+  values: FormValues,
+  now: Date,
+): Promise<FormResult<{ changed: boolean }>> {
+  const parsed = parseForm(agentForm, values);
+  if (!parsed.ok) return parsed;
+  const input = parsed.value;
+  return prisma.$transaction(async (tx) => {
+    const before = await findAgent(tx, id);
+    if (!before) throw agentNotFound();
+    if (await agentNameTaken(tx, input.name, id)) return { ok: false as const, errors: { name: `Another agent is already called "${input.name}"` } };
+    const diff = auditChanges(before, input);
+    if (Object.keys(diff).length === 0) return { ok: true as const, value: { changed: false } };
+    await updateAgentRow(tx, id, input, now);
+    await insertAuditEntry(tx, { actorId, action: 'agent.update', targetType: 'agent', targetId: id, details: auditJson({ changes: diff }), now });
+    return { ok: true as const, value: { changed: true } };
+  });
+}
+
+/**
+ * Activates or deactivates an agent. Inactive: it leaves the agent registry, its summaries
+ * and reports leave every public output in this commit, and its keys are refused for new
+ * submissions (the bearer check reads agents.active). Active again: its summaries are
+ * recomputed from its approved reports.
+ */
+export async function setAgentActive(
+  prisma: PrismaClient,
+  actorId: string,
+  id: string,
+  active: boolean,
+  now: Date,
+): Promise<{ changed: boolean; merchants: number }> {
+  return prisma.$transaction(
+    async (tx) => {
+      if (!(await flipAgentActive(tx, id, active, now))) {
+        if (!(await findAgent(tx, id))) throw agentNotFound();
+        return { changed: false, merchants: 0 };
+      }
+      // Every merchant with a report of this agent in any status, not only approved ones: a
+      // moderator approving one of them right now holds (or waits for) that merchant's lock,
+      // so either its recompute finishes before ours starts and ours sees its decision, or it
+      // waits for our commit and then sees the agent's new state. Either way no summary of an
+      // inactive agent survives, and none of an active one is missing.
+      const merchantIds = await merchantsOfAgent(tx, id);
+      await evidenceChanged(tx, { pairs: merchantIds.map((merchantId) => ({ merchantId, agentId: id })) }, now);
+      await insertAuditEntry(tx, {
+        actorId,
+        action: active ? 'agent.activate' : 'agent.deactivate',
+        targetType: 'agent',
+        targetId: id,
+        details: { merchantsRecomputed: merchantIds.length },
+        now,
+      });
+      return { changed: true, merchants: merchantIds.length };
+    },
+    { timeout: 60_000 },
+  );
+}

@@ -1,0 +1,160 @@
+// The moderators' category and agent pages. A form that does not validate comes back with its
+// errors and the values typed (400); a saved one redirects with a message. Routes:
+// http/routers/admin.ts.
+import type { Request, RequestHandler, Response } from 'express';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import type { FieldErrors, FormValues } from '../../forms.js';
+import { actorOf, answerForm, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { setAgentActive, createAgent, updateAgent } from './agent-admin.service.js';
+import { agentForAdmin, agentsForAdmin, categoriesForAdmin, categoryForAdmin } from './catalog-admin.repository.js';
+import { addLegacyName, createCategory, removeLegacyName, updateCategory } from './category-admin.service.js';
+
+interface TypedForm {
+  values: FormValues;
+  errors: FieldErrors;
+}
+
+export function catalogAdminHandlers(deps: { prisma: PrismaClient; clock: Clock }) {
+  const { prisma } = deps;
+  const now = () => deps.clock.now();
+
+  async function categoriesPage(req: Request, res: Response, values: FormValues, errors: FieldErrors, status = 200) {
+    const categories = await categoriesForAdmin(prisma);
+    renderAdmin(req, res, 'categories', { title: 'Categories', section: 'categories', categories, values, errors }, status);
+  }
+
+  async function categoryPage(req: Request, res: Response, id: string, forms: { category?: TypedForm; legacy?: TypedForm }, status = 200) {
+    const category = await categoryForAdmin(prisma, id);
+    if (!category) throw notFoundPage('Category');
+    renderAdmin(
+      req,
+      res,
+      'category',
+      {
+        title: `Category ${category.name}`,
+        section: 'categories',
+        category,
+        categoryForm: forms.category ?? { values: { name: category.name, slug: category.slug }, errors: {} },
+        legacyForm: forms.legacy ?? { values: {}, errors: {} },
+      },
+      status,
+    );
+  }
+
+  async function agentsPage(req: Request, res: Response, values: FormValues, errors: FieldErrors, status = 200) {
+    const agents = await agentsForAdmin(prisma);
+    renderAdmin(req, res, 'agents', { title: 'Agents', section: 'agents', agents, values, errors }, status);
+  }
+
+  async function agentPage(req: Request, res: Response, id: string, values: FormValues | null, errors: FieldErrors, status = 200) {
+    const agent = await agentForAdmin(prisma, id);
+    if (!agent) throw notFoundPage('Agent');
+    const shown = values ?? { name: agent.name, vendor: agent.vendor, description: agent.description ?? '' };
+    renderAdmin(req, res, 'agent', { title: `Agent ${agent.name}`, section: 'agents', agent, values: shown, errors }, status);
+  }
+
+  /** Activates or deactivates the agent at :id. */
+  const agentActivation =
+    (active: boolean): RequestHandler =>
+    async (req, res) => {
+      const id = idParam(req, 'Agent');
+      const { changed } = await setAgentActive(prisma, actorOf(res), id, active, now());
+      setFlash(
+        req,
+        'ok',
+        !changed
+          ? `The agent was already ${active ? 'active' : 'inactive'}: nothing changed.`
+          : active
+            ? 'Agent activated: it and its approved reports are public again, and its keys work.'
+            : 'Agent deactivated: it and its reports are gone from every public output, and its keys are refused.',
+      );
+      res.redirect(303, `/admin/agents/${id}`);
+    };
+
+  return {
+    categories: (async (req, res) => categoriesPage(req, res, {}, {})) as RequestHandler,
+
+    createCategory: (async (req, res) => {
+      const values = formValues(req.body);
+      await answerForm(
+        req,
+        res,
+        await createCategory(prisma, actorOf(res), values, now()),
+        ({ id }) => ({ to: `/admin/categories/${id}`, message: 'Category added.' }),
+        (errors) => categoriesPage(req, res, values, errors, 400),
+      );
+    }) as RequestHandler,
+
+    category: (async (req, res) => categoryPage(req, res, idParam(req, 'Category'), {})) as RequestHandler,
+
+    updateCategory: (async (req, res) => {
+      const id = idParam(req, 'Category');
+      const values = formValues(req.body);
+      await answerForm(
+        req,
+        res,
+        await updateCategory(prisma, actorOf(res), id, values, now()),
+        ({ changed, keptLegacy }) => ({
+          to: `/admin/categories/${id}`,
+          message: !changed
+            ? 'Nothing changed.'
+            : keptLegacy
+              ? 'Category saved. Its previous name and slug are kept as a legacy name, so old links still work.'
+              : 'Category saved.',
+        }),
+        (errors) => categoryPage(req, res, id, { category: { values, errors } }, 400),
+      );
+    }) as RequestHandler,
+
+    addLegacyName: (async (req, res) => {
+      const id = idParam(req, 'Category');
+      const values = formValues(req.body);
+      await answerForm(
+        req,
+        res,
+        await addLegacyName(prisma, actorOf(res), id, values, now()),
+        () => ({ to: `/admin/categories/${id}`, message: 'Legacy name added.' }),
+        (errors) => categoryPage(req, res, id, { legacy: { values, errors } }, 400),
+      );
+    }) as RequestHandler,
+
+    removeLegacyName: (async (req, res) => {
+      const id = idParam(req, 'Category');
+      const legacyId = idParam(req, 'Legacy name', 'legacyId');
+      if (!(await removeLegacyName(prisma, actorOf(res), id, legacyId, now()))) throw notFoundPage('Legacy name');
+      setFlash(req, 'ok', 'Legacy name removed.');
+      res.redirect(303, `/admin/categories/${id}`);
+    }) as RequestHandler,
+
+    agents: (async (req, res) => agentsPage(req, res, {}, {})) as RequestHandler,
+
+    createAgent: (async (req, res) => {
+      const values = formValues(req.body);
+      await answerForm(
+        req,
+        res,
+        await createAgent(prisma, actorOf(res), values, now()),
+        ({ id }) => ({ to: `/admin/agents/${id}`, message: 'Agent added. It is active: people can issue keys for it and report on it.' }),
+        (errors) => agentsPage(req, res, values, errors, 400),
+      );
+    }) as RequestHandler,
+
+    agent: (async (req, res) => agentPage(req, res, idParam(req, 'Agent'), null, {})) as RequestHandler,
+
+    updateAgent: (async (req, res) => {
+      const id = idParam(req, 'Agent');
+      const values = formValues(req.body);
+      await answerForm(
+        req,
+        res,
+        await updateAgent(prisma, actorOf(res), id, values, now()),
+        ({ changed }) => ({ to: `/admin/agents/${id}`, message: changed ? 'Agent saved.' : 'Nothing changed.' }),
+        (errors) => agentPage(req, res, id, values, errors, 400),
+      );
+    }) as RequestHandler,
+
+    activateAgent: agentActivation(true),
+    deactivateAgent: agentActivation(false),
+  };
+}

@@ -1,0 +1,150 @@
+// What a merchant may carry besides its record: a sponsorship (advertising, never evidence;
+// the billing id stays on the admin side) and an owner statement (attributed to the owner,
+// never counted in any score). Both are saved and removed the same way, by one helper: under
+// the merchant's lock, with an audit row naming what changed, in one transaction.
+import { z } from 'zod';
+import type { PrismaClient } from '../../db/client.js';
+import { isoDay } from '../../dates.js';
+import { notFound } from '../../errors.js';
+import { dayField, nameField, zodFieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { OUTCOMES, TASKS } from '../aggregation/constants.js';
+import { lockMerchants } from '../aggregation/evidence.js';
+import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { findMerchant, MERCHANT_EXTRAS, type OwnerStatementFields, type SponsorshipFields } from './merchant-admin.repository.js';
+
+export const SPONSORSHIP_PLACEMENTS = ['directory-top', 'category-top'] as const;
+export const SPONSORSHIP_SOURCES = ['subscription', 'publisher_owned'] as const;
+const OWNER_TEXT_MAX = 4000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+type Extra = keyof typeof MERCHANT_EXTRAS;
+type FieldsOf<K extends Extra> = K extends 'sponsorship' ? SponsorshipFields : OwnerStatementFields;
+
+/** Creates or replaces one extra of a merchant; `created` tells which. Nothing written when nothing changed. */
+async function saveExtra<K extends Extra>(
+  prisma: PrismaClient,
+  kind: K,
+  input: { actorId: string; merchantId: string; fields: FieldsOf<K>; now: Date },
+): Promise<{ created: boolean }> {
+  const extra = MERCHANT_EXTRAS[kind];
+  return prisma.$transaction(async (tx) => {
+    await lockMerchants(tx, [input.merchantId]);
+    if (!(await findMerchant(tx, input.merchantId))) throw notFound('There is no merchant at this address.', 'Merchant not found');
+    const before = await extra.find(tx, input.merchantId);
+    const diff = auditChanges(before ?? {}, input.fields as unknown as Record<string, unknown>);
+    if (before && Object.keys(diff).length === 0) return { created: false };
+    await (extra.save as (db: typeof tx, merchantId: string, fields: FieldsOf<K>, now: Date) => Promise<unknown>)(tx, input.merchantId, input.fields, input.now);
+    await insertAuditEntry(tx, {
+      actorId: input.actorId,
+      action: `${kind}.${before ? 'update' : 'create'}`,
+      targetType: 'merchant',
+      targetId: input.merchantId,
+      details: auditJson({ changes: diff }),
+      now: input.now,
+    });
+    return { created: !before };
+  });
+}
+
+/** Removes one extra of a merchant; false when there was none. The audit row keeps what it said. */
+async function removeExtra(
+  prisma: PrismaClient,
+  kind: Extra,
+  input: { actorId: string; merchantId: string; now: Date; describe: (before: never) => FormValues },
+): Promise<boolean> {
+  const extra = MERCHANT_EXTRAS[kind];
+  return prisma.$transaction(async (tx) => {
+    const before = await extra.find(tx, input.merchantId);
+    if (!before) return false;
+    await extra.remove(tx, input.merchantId);
+    await insertAuditEntry(tx, {
+      actorId: input.actorId,
+      action: `${kind}.remove`,
+      targetType: 'merchant',
+      targetId: input.merchantId,
+      details: auditJson({ removed: input.describe(before as never) }),
+      now: input.now,
+    });
+    return true;
+  });
+}
+
+const sponsorshipForm = z
+  .object({
+    source: z.enum(SPONSORSHIP_SOURCES, 'Choose a paid subscription or an authorised publisher-owned promotion'),
+    placement: z.enum(SPONSORSHIP_PLACEMENTS, 'Choose a placement'),
+    disclosure: nameField(500, 'The disclosure text is required: sponsored listings are always labelled as advertising'),
+    startsOn: dayField('Enter the first day'),
+    endsOn: z.string().trim().default('').pipe(z.union([z.literal(''), dayField('')])),
+    billingId: z.string().trim().max(200, 'At most 200 characters').default(''),
+  })
+  .superRefine((f, ctx) => {
+    if (f.endsOn && f.endsOn < f.startsOn) ctx.addIssue({ code: 'custom', path: ['endsOn'], message: 'The last day cannot be before the first day' });
+  });
+
+export function sponsorshipFormValues(s: { source: string; placement: string; disclosure: string; startsAt: Date; endsAt: Date | null; billingId: string | null }): FormValues {
+  return {
+    source: s.source,
+    placement: s.placement,
+    disclosure: s.disclosure,
+    startsOn: isoDay(s.startsAt),
+    endsOn: s.endsAt ? isoDay(new Date(s.endsAt.getTime() - DAY_MS)) : '',
+    billingId: s.billingId ?? '',
+  };
+}
+
+/** Dates are UTC days: it runs from the first day's start to the end of the last day. */
+export async function setSponsorship(prisma: PrismaClient, actorId: string, merchantId: string, values: FormValues, now: Date): Promise<FormResult<{ created: boolean }>> {
+  const parsed = sponsorshipForm.safeParse(values);
+  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
+  const f = parsed.data;
+  const fields: SponsorshipFields = {
+    source: f.source,
+    placement: f.placement,
+    disclosure: f.disclosure,
+    startsAt: new Date(`${f.startsOn}T00:00:00Z`),
+    endsAt: f.endsOn ? new Date(new Date(`${f.endsOn}T00:00:00Z`).getTime() + DAY_MS) : null,
+    billingId: f.billingId || null,
+  };
+  return { ok: true, value: await saveExtra(prisma, 'sponsorship', { actorId, merchantId, fields, now }) };
+}
+
+export const removeSponsorship = (prisma: PrismaClient, actorId: string, merchantId: string, now: Date) =>
+  removeExtra(prisma, 'sponsorship', { actorId, merchantId, now, describe: sponsorshipFormValues });
+
+const ownerForm = (today: string) =>
+  z.object({
+    statement: nameField(OWNER_TEXT_MAX, 'Enter the owner’s statement'),
+    declaredOn: dayField('Enter the date the owner made the statement').refine((d) => d <= today, 'The declaration date cannot be in the future'),
+    ownershipEvidence: z.string().trim().max(OWNER_TEXT_MAX, `At most ${OWNER_TEXT_MAX} characters`).default(''),
+    ...Object.fromEntries(
+      TASKS.map((task) => [`claim_${task}`, z.preprocess((v) => (v === '' ? undefined : v), z.enum(OUTCOMES, 'Choose one of the listed outcomes').optional())]),
+    ),
+  });
+
+export function ownerStatementFormValues(s: { statement: string; taskClaims: unknown; declaredAt: Date; ownershipEvidence: string | null }): FormValues {
+  const claims = (s.taskClaims ?? {}) as Record<string, string>;
+  return {
+    statement: s.statement,
+    declaredOn: isoDay(s.declaredAt),
+    ownershipEvidence: s.ownershipEvidence ?? '',
+    ...Object.fromEntries(TASKS.filter((t) => claims[t]).map((t) => [`claim_${t}`, claims[t]!])),
+  };
+}
+
+export async function setOwnerStatement(prisma: PrismaClient, actorId: string, merchantId: string, values: FormValues, now: Date): Promise<FormResult<{ created: boolean }>> {
+  const parsed = ownerForm(isoDay(now)).safeParse(values);
+  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
+  const f = parsed.data as Record<string, string | undefined> & { statement: string; declaredOn: string; ownershipEvidence: string };
+  const taskClaims = Object.fromEntries(TASKS.flatMap((task) => (f[`claim_${task}`] ? [[task, f[`claim_${task}`]!]] : [])));
+  const fields: OwnerStatementFields = {
+    statement: f.statement,
+    taskClaims,
+    declaredAt: new Date(`${f.declaredOn}T00:00:00Z`),
+    ownershipEvidence: f.ownershipEvidence || null,
+  };
+  return { ok: true, value: await saveExtra(prisma, 'owner-statement', { actorId, merchantId, fields, now }) };
+}
+
+export const removeOwnerStatement = (prisma: PrismaClient, actorId: string, merchantId: string, now: Date) =>
+  removeExtra(prisma, 'owner-statement', { actorId, merchantId, now, describe: ownerStatementFormValues });
