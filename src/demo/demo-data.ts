@@ -198,7 +198,6 @@ export interface DemoRows {
   reports: ReportRow[];
 }
 
-// ---------------------------------------------------------------------------------------
 // Fixed catalogue
 
 interface CategorySpec {
@@ -404,7 +403,6 @@ const REGION_WEIGHTS: readonly (readonly [string, number])[] = REGIONS.map((code
   code === 'US' ? 6 : code === 'GB' ? 4 : code === 'DE' || code === 'FR' || code === 'CA' ? 2.5 : 1,
 ]);
 
-// ---------------------------------------------------------------------------------------
 // Identifiers and time
 
 const DAY = 86_400_000;
@@ -531,7 +529,6 @@ export function resolveDemoOptions(options: DemoOptions): ResolvedDemoOptions {
   return Object.freeze({ now: new Date(options.now.getTime()), seed, merchants, reports, accounts });
 }
 
-// ---------------------------------------------------------------------------------------
 // Merchants' and accounts' hidden character, which drives the reports
 
 type MerchantKind = 'friendly' | 'neutral' | 'captcha' | 'blocking';
@@ -645,7 +642,6 @@ function contributorCreatedMs(seed: number, nowMs: number, a: number): number {
   return nowMs - 366 * DAY - rngFor(seed, Table.Contributor, a).int(0, 380 * DAY);
 }
 
-// ---------------------------------------------------------------------------------------
 // A test run, simulated step by step so that stages, failure reasons, task outcomes and the
 // overall outcome agree with each other and with the merchant's and agent's character.
 
@@ -912,7 +908,6 @@ const REJECTION_NOTES = [
 ];
 const APPROVAL_NOTES = ['Matches the screenshots.', 'Consistent with the other recent reports for this agent.', 'Checked the shop myself: same result.'];
 
-// ---------------------------------------------------------------------------------------
 // Generation
 
 function* inBatches<T>(count: number, batchSize: number, row: (index: number) => T): Generator<T[]> {

@@ -35,138 +35,60 @@ interface TableSpec<R> {
   readonly columns: readonly Column<R>[];
 }
 
-const col = <R>(name: string, type: string, value: Column<R>['value'], cast?: string): Column<R> =>
-  cast === undefined ? { name, type, value } : { name, type, value, cast };
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-const CATEGORIES: TableSpec<CategoryRow> = {
-  table: 'categories',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('name', 'text', (r) => r.name),
-    col('slug', 'text', (r) => r.slug),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+/**
+ * One column per field of the row, named in snake case, with its PostgreSQL type. A jsonb
+ * value travels as its JSON text. unnest() flattens a two-dimensional array, so an array
+ * value (text[]) travels as one array literal per row (region codes are plain letters: no
+ * quoting needed) and is cast back.
+ */
+function table<R>(name: string, types: { readonly [K in keyof R & string]?: string }): TableSpec<R> {
+  const columns = Object.entries(types as Record<string, string>).map(([field, type]): Column<R> => {
+    const raw = (row: R) => (row as Record<string, unknown>)[field];
+    if (type === 'jsonb') return { name: snakeCase(field), type, value: (row) => JSON.stringify(raw(row)) };
+    if (type.endsWith('[]')) return { name: snakeCase(field), type: 'text', value: (row) => `{${(raw(row) as string[]).join(',')}}`, cast: type };
+    return { name: snakeCase(field), type, value: (row) => raw(row) as string | number | boolean | null };
+  });
+  return { table: name, columns };
+}
 
-const CATEGORY_LEGACY_NAMES: TableSpec<CategoryLegacyNameRow> = {
-  table: 'category_legacy_names',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('name', 'text', (r) => r.name),
-    col('slug', 'text', (r) => r.slug),
-    col('category_id', 'uuid', (r) => r.categoryId),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-  ],
-};
+const stamps = { createdAt: 'timestamptz', updatedAt: 'timestamptz' } as const;
 
-const AGENTS: TableSpec<AgentRow> = {
-  table: 'agents',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('slug', 'text', (r) => r.slug),
-    col('name', 'text', (r) => r.name),
-    col('vendor', 'text', (r) => r.vendor),
-    col('description', 'text', (r) => r.description),
-    col('active', 'boolean', (r) => r.active),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const CATEGORIES = table<CategoryRow>('categories', { id: 'uuid', name: 'text', slug: 'text', ...stamps });
 
-const ACCOUNTS: TableSpec<AccountRow> = {
-  table: 'accounts',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('email', 'text', (r) => r.email),
-    col('role', '"AccountRole"', (r) => r.role),
-    col('suspended', 'boolean', (r) => r.suspended),
-    col('suspended_reason', 'text', (r) => r.suspendedReason),
-    col('suspended_at', 'timestamptz', (r) => r.suspendedAt),
-    col('last_sign_in_at', 'timestamptz', (r) => r.lastSignInAt),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const CATEGORY_LEGACY_NAMES = table<CategoryLegacyNameRow>('category_legacy_names', {
+  id: 'uuid', name: 'text', slug: 'text', categoryId: 'uuid', createdAt: 'timestamptz',
+});
 
-const MERCHANTS: TableSpec<MerchantRow> = {
-  table: 'merchants',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('slug', 'text', (r) => r.slug),
-    col('name', 'text', (r) => r.name),
-    col('website', 'text', (r) => r.website),
-    col('category', 'text', (r) => r.category),
-    col('category_id', 'uuid', (r) => r.categoryId),
-    // unnest() flattens a two-dimensional array, so each row's regions travel as one
-    // array literal (codes are plain letters: no quoting needed) and are cast back.
-    col('service_regions', 'text', (r) => `{${r.serviceRegions.join(',')}}`, 'text[]'),
-    col('is_public', 'boolean', (r) => r.isPublic),
-    col('approved_canonical', 'boolean', (r) => r.approvedCanonical),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const AGENTS = table<AgentRow>('agents', { id: 'uuid', slug: 'text', name: 'text', vendor: 'text', description: 'text', active: 'boolean', ...stamps });
 
-const SPONSORSHIPS: TableSpec<SponsorshipRow> = {
-  table: 'sponsorships',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('merchant_id', 'uuid', (r) => r.merchantId),
-    col('source', '"SponsorshipSource"', (r) => r.source),
-    col('placement', 'text', (r) => r.placement),
-    col('disclosure', 'text', (r) => r.disclosure),
-    col('starts_at', 'timestamptz', (r) => r.startsAt),
-    col('ends_at', 'timestamptz', (r) => r.endsAt),
-    col('billing_id', 'text', (r) => r.billingId),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const ACCOUNTS = table<AccountRow>('accounts', {
+  id: 'uuid', email: 'text', role: '"AccountRole"', suspended: 'boolean', suspendedReason: 'text', suspendedAt: 'timestamptz',
+  lastSignInAt: 'timestamptz', ...stamps,
+});
 
-const OWNER_STATEMENTS: TableSpec<OwnerStatementRow> = {
-  table: 'owner_statements',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('merchant_id', 'uuid', (r) => r.merchantId),
-    col('statement', 'text', (r) => r.statement),
-    col('task_claims', 'jsonb', (r) => JSON.stringify(r.taskClaims)),
-    col('declared_at', 'date', (r) => r.declaredAt),
-    col('ownership_evidence', 'text', (r) => r.ownershipEvidence),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const MERCHANTS = table<MerchantRow>('merchants', {
+  id: 'uuid', slug: 'text', name: 'text', website: 'text', category: 'text', categoryId: 'uuid', serviceRegions: 'text[]',
+  isPublic: 'boolean', approvedCanonical: 'boolean', ...stamps,
+});
 
-const REPORTS: TableSpec<ReportRow> = {
-  table: 'reports',
-  columns: [
-    col('id', 'uuid', (r) => r.id),
-    col('account_id', 'uuid', (r) => r.accountId),
-    col('merchant_id', 'uuid', (r) => r.merchantId),
-    col('agent_id', 'uuid', (r) => r.agentId),
-    col('status', '"ReportStatus"', (r) => r.status),
-    col('channel', '"SubmissionChannel"', (r) => r.channel),
-    col('capability_results', 'jsonb', (r) => JSON.stringify(r.capabilityResults)),
-    col('outcome', '"Outcome"', (r) => r.outcome),
-    col('outcome_supplied', 'boolean', (r) => r.outcomeSupplied),
-    col('experience', 'text', (r) => r.experience),
-    col('tested_at', 'date', (r) => r.testedAt),
-    col('agent_version', 'text', (r) => r.agentVersion),
-    col('region', 'text', (r) => r.region),
-    col('task', 'text', (r) => r.task),
-    col('stage', '"Stage"', (r) => r.stage),
-    col('failure_reason', '"FailureReason"', (r) => r.failureReason),
-    col('human_intervention', 'boolean', (r) => r.humanIntervention),
-    col('privacy_confirmed', 'boolean', (r) => r.privacyConfirmed),
-    col('moderation_feedback', 'text', (r) => r.moderationFeedback),
-    col('moderation_notes', 'text', (r) => r.moderationNotes),
-    col('moderated_at', 'timestamptz', (r) => r.moderatedAt),
-    col('moderated_by_id', 'uuid', (r) => r.moderatedById),
-    col('created_at', 'timestamptz', (r) => r.createdAt),
-    col('updated_at', 'timestamptz', (r) => r.updatedAt),
-  ],
-};
+const SPONSORSHIPS = table<SponsorshipRow>('sponsorships', {
+  id: 'uuid', merchantId: 'uuid', source: '"SponsorshipSource"', placement: 'text', disclosure: 'text', startsAt: 'timestamptz',
+  endsAt: 'timestamptz', billingId: 'text', ...stamps,
+});
+
+const OWNER_STATEMENTS = table<OwnerStatementRow>('owner_statements', {
+  id: 'uuid', merchantId: 'uuid', statement: 'text', taskClaims: 'jsonb', declaredAt: 'date', ownershipEvidence: 'text', ...stamps,
+});
+
+const REPORTS = table<ReportRow>('reports', {
+  id: 'uuid', accountId: 'uuid', merchantId: 'uuid', agentId: 'uuid', status: '"ReportStatus"', channel: '"SubmissionChannel"',
+  capabilityResults: 'jsonb', outcome: '"Outcome"', outcomeSupplied: 'boolean', experience: 'text', testedAt: 'date',
+  agentVersion: 'text', region: 'text', task: 'text', stage: '"Stage"', failureReason: '"FailureReason"',
+  humanIntervention: 'boolean', privacyConfirmed: 'boolean', moderationFeedback: 'text', moderationNotes: 'text',
+  moderatedAt: 'timestamptz', moderatedById: 'uuid', ...stamps,
+});
 
 function insertSql<R>(spec: TableSpec<R>): string {
   const names = spec.columns.map((c) => `"${c.name}"`).join(', ');

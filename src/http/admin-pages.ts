@@ -130,22 +130,36 @@ export function idParam(req: Request, what: string, name = 'id'): string {
 /** The moderator behind this request (the gate has checked there is one). */
 export const actorOf = (res: Response): string => res.locals.account!.id;
 
+/** A posted form: the request, the values typed, and the :id of the thing it changes. */
+export interface PostedForm {
+  req: Request;
+  res: Response;
+  values: FormValues;
+  /** The route's :id (checked by idParam), or '' for a form that creates something. */
+  id: string;
+}
+
 /**
- * Answers a form post: on success a message and a redirect (Post/Redirect/Get); otherwise the
- * form again through `again`, with its errors and the values typed, as a 400.
+ * A form post's handler (Post/Redirect/Get): `save` runs the service with the values typed; on
+ * success a message and a redirect to `saved`'s address, otherwise the form again through
+ * `again`, with its errors and the values typed, as a 400. `idOf` names what the route's :id
+ * is (for its 404 page), when it has one.
  */
-export async function answerForm<T>(
-  req: Request,
-  res: Response,
-  result: FormResult<T>,
-  success: (value: T) => { to: string; message: string },
-  again: (errors: FieldErrors) => Promise<void>,
-): Promise<void> {
-  if (!result.ok) {
-    await again(result.errors);
-    return;
-  }
-  const { to, message } = success(result.value);
-  setFlash(req, 'ok', message);
-  res.redirect(303, to);
+export function formPost<T>(handle: {
+  idOf?: string;
+  save: (form: PostedForm) => Promise<FormResult<T>>;
+  saved: (value: T, form: PostedForm) => { to: string; message: string };
+  again: (errors: FieldErrors, form: PostedForm) => Promise<void>;
+}): RequestHandler {
+  return async (req, res) => {
+    const form: PostedForm = { req, res, values: formValues(req.body), id: handle.idOf ? idParam(req, handle.idOf) : '' };
+    const result = await handle.save(form);
+    if (!result.ok) {
+      await handle.again(result.errors, form);
+      return;
+    }
+    const { to, message } = handle.saved(result.value, form);
+    setFlash(req, 'ok', message);
+    res.redirect(303, to);
+  };
 }

@@ -1,19 +1,19 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveReport, rejectReport } from '../../src/modules/moderation/moderation.service.js';
-import { createDemoApp } from '../setup/demo.js';
-import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
-import { accountWithKey, targets } from '../setup/actors.js';
+import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
+import { contributionTargets } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
 
 describe('own reports and conditional updates', () => {
   let t: TestApp;
-  let T: Awaited<ReturnType<typeof targets>>;
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
   let auth: Record<string, string>;
   let agentId: string;
   let n = 0;
   beforeAll(async () => {
-    t = await createDemoApp();
-    T = await targets(t);
+    t = await createTestApp();
+    T = await contributionTargets(t.db.prisma);
     agentId = T.agents[0]!.id;
     ({ auth } = await accountWithKey(t, 'automation@example.org', agentId));
   });
@@ -159,12 +159,12 @@ describe('own reports and conditional updates', () => {
 describe('changed updates count toward the agent submission limit', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createDemoApp({ env: { LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '2' } });
+    t = await createTestApp({ env: { LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '2' } });
   });
   afterAll(() => t.close());
 
   it('counts a changed PUT but not an unchanged one', async () => {
-    const T = await targets(t);
+    const T = await contributionTargets(t.db.prisma);
     const agentId = T.agents[0]!.id;
     const { auth } = await accountWithKey(t, 'put-limit@example.org', agentId);
     const b = { adId: T.merchants[0]!.id, agentId, privacy: true, outcome: 'WORKS' };

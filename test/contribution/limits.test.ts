@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoApp } from '../setup/demo.js';
-import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
 import { captureMailer, signIn } from '../setup/session.js';
-import { accountWithKey, targets } from '../setup/actors.js';
+import { contributionTargets } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
 
 function expectLimited(res: request.Response) {
   expect(res.status).toBe(429);
@@ -15,10 +15,10 @@ function expectLimited(res: request.Response) {
 
 describe('submission limits', () => {
   let t: TestApp;
-  let T: Awaited<ReturnType<typeof targets>>;
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
   const mailer = captureMailer();
   beforeAll(async () => {
-    t = await createDemoApp({
+    t = await createTestApp({
       mailer,
       env: {
         LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: '2',
@@ -27,7 +27,7 @@ describe('submission limits', () => {
         LIMIT_PRIVATE_ADDRESS_PER_MINUTE: '9',
       },
     });
-    T = await targets(t);
+    T = await contributionTargets(t.db.prisma);
   });
   afterAll(() => t.close());
 

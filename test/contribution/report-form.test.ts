@@ -2,10 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidenceDir } from '../../src/modules/evidence/screenshots.js';
-import { createDemoApp } from '../setup/demo.js';
-import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
 import { captureMailer, csrfTokenOf, signIn } from '../setup/session.js';
-import { targets } from '../setup/actors.js';
+import { contributionTargets } from '../factories/index.js';
 
 // A real 1×1 PNG, and a "PNG" that is really text.
 const PNG = Buffer.from(
@@ -16,12 +15,12 @@ const FAKE = Buffer.from('<?php echo "not an image"; ?>');
 
 describe('the /reports/new form', () => {
   let t: TestApp;
-  let T: Awaited<ReturnType<typeof targets>>;
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
   const mailer = captureMailer();
   let browser: request.Agent;
   beforeAll(async () => {
-    t = await createDemoApp({ mailer, env: { LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: '3' } });
-    T = await targets(t);
+    t = await createTestApp({ mailer, env: { LIMIT_BROWSER_SUBMISSIONS_PER_HOUR: '3' } });
+    T = await contributionTargets(t.db.prisma);
     browser = await signIn(t.app, mailer, 'former@example.org');
   });
   afterAll(() => t.close());

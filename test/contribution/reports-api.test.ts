@@ -1,20 +1,20 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoApp } from '../setup/demo.js';
-import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
 import { captureMailer, signIn } from '../setup/session.js';
-import { accountWithKey, targets } from '../setup/actors.js';
+import { contributionTargets } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
 
 const PROBLEM = /^application\/problem\+json/;
 
 describe('POST /api/v1/reports', () => {
   let t: TestApp;
-  let T: Awaited<ReturnType<typeof targets>>;
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
   const mailer = captureMailer();
   let n = 0;
   beforeAll(async () => {
-    t = await createDemoApp({ mailer });
-    T = await targets(t);
+    t = await createTestApp({ mailer });
+    T = await contributionTargets(t.db.prisma);
   });
   afterAll(() => t.close());
 

@@ -7,9 +7,9 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerClientErrors } from '../../src/http/client-errors.js';
-import { createDemoApp } from '../setup/demo.js';
-import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
-import { accountWithKey, targets } from '../setup/actors.js';
+import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
+import { contributionTargets } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
 import { captureMailer, csrfTokenOf, signIn } from '../setup/session.js';
 import { adminTestApp, MODERATOR } from '../admin/helpers.js';
 
@@ -18,15 +18,15 @@ const NUL = 'a\u0000b';
 
 describe('hostile input', () => {
   let t: TestApp;
-  let T: Awaited<ReturnType<typeof targets>>;
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
   let auth: Record<string, string>;
   let agentId: string;
   const mailer = captureMailer();
   let person: Awaited<ReturnType<typeof signIn>>;
   let n = 0;
   beforeAll(async () => {
-    t = await createDemoApp({ mailer });
-    T = await targets(t);
+    t = await createTestApp({ mailer });
+    T = await contributionTargets(t.db.prisma);
     agentId = T.agents[0]!.id;
     ({ auth } = await accountWithKey(t, 'hostile@example.org', agentId));
     person = await signIn(t.app, mailer, 'hostile.person@example.org');
@@ -201,7 +201,7 @@ describe('hostile input', () => {
   });
 
   it('7. limits refused keys per address before any lookup', async () => {
-    const limited = await createDemoApp({ env: { LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE: '5' } });
+    const limited = await createTestApp({ env: { LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE: '5' } });
     try {
       const unknown = { Authorization: `Bearer acd_${'A'.repeat(43)}` };
       for (let i = 0; i < 5; i++) await request(limited.app).get('/api/v1/automation/queue').set(unknown).expect(401);

@@ -6,7 +6,7 @@ import { CAPABILITY_STATUS_LABELS, methodology, TASKS } from '../../src/modules/
 import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { DISCLAIMER } from '../../src/modules/directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION } from '../../src/modules/merchants/merchants.service.js';
-import { STATUS_SHORT_LABELS } from '../../src/modules/directory-pages/present.js';
+import { STATUS_SHORT_LABELS } from '../../src/modules/site/present.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
 import { captureMailer, signIn } from '../setup/session.js';

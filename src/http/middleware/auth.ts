@@ -40,4 +40,18 @@ export const requireSignedInPage: RequestHandler = (req, res, next) => {
   redirectToSignIn(res, req.originalUrl);
 };
 
+/**
+ * Form posts for signed-in people: someone signed out (their session ended) goes to sign-in,
+ * then back to the page `returnTo`, not to the URL the form posted to.
+ */
+export const requireSignedInForm =
+  (returnTo: string): RequestHandler =>
+  (_req, res, next) => {
+    if (res.locals.account) {
+      next();
+      return;
+    }
+    redirectToSignIn(res, returnTo);
+  };
+
 export type { AccountRow };

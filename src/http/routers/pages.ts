@@ -1,23 +1,25 @@
 // The HTML side: sessions, forms with CSRF tokens and the Origin rule, server-rendered pages.
+// Reads as an index of the pages: every route with its guards; the handlers live in their
+// feature's module. The moderators' pages are listed in ./admin.ts.
 import express, { Router, type RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { signInPages } from '../../modules/accounts/sign-in.pages.js';
-import { reportFormPages } from '../../modules/reports/report-form.pages.js';
+import { signInHandlers } from '../../modules/accounts/sign-in.pages.js';
+import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
-import { keysPages } from '../../modules/keys/keys.pages.js';
-import { directoryPages, layoutLocals } from '../../modules/directory-pages/directory.pages.js';
-import { loadSessionAccount, requireSignedInPage } from '../middleware/auth.js';
-import { adminRouter } from './admin.js';
-import { screenshotUpload } from '../middleware/uploads.js';
-import { HttpProblem } from '../problem.js';
+import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
+import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
+import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
-import { requireSameOrigin } from '../middleware/origin.js';
+import { guardFormPosts } from '../middleware/form-posts.js';
+import { layoutLocals } from '../middleware/layout.js';
 import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
+import { screenshotUpload } from '../middleware/uploads.js';
+import { adminRouter } from './admin.js';
 
 export interface PagesDeps {
   config: Config;
@@ -31,82 +33,86 @@ export interface PagesDeps {
   responses: ResponseCache;
 }
 
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The form posts that take files (multipart). */
 const UPLOAD_PATHS = new Set(['/reports/new']);
 
 export function pagesRouter(deps: PagesDeps): Router {
-  const { config } = deps;
+  const { config, prisma, clock } = deps;
   const router = Router();
-  const sameOrigin = requireSameOrigin(config.origin);
+  const site = sitePageHandlers({ config, prisma, clock });
+  const signIn = signInHandlers({
+    prisma,
+    pool: deps.pool,
+    clock,
+    mailer: deps.mailer,
+    baseUrl: config.baseUrl,
+    moderatorEmails: config.moderatorEmails,
+    limits: config.limits,
+  });
+  const keys = keyPageHandlers({ prisma, clock, baseUrl: config.baseUrl });
+  const reportForm = reportFormHandlers({
+    prisma,
+    clock,
+    baseUrl: config.baseUrl,
+    dataDir: config.dataDir,
+    browserQuota: deps.quotas.browser,
+    agentQuota: deps.quotas.agent,
+  });
 
   router.use(layoutLocals);
   // Every page counts against the client address's budget: the public API's rate, on a
   // counter of its own; refused requests get the error page in the site's layout.
   const limiter = createLimiter({
-      pool: deps.pool,
-      clock: deps.clock,
-      name: 'pages',
-      limit: config.limits.publicPerMinute,
-      windowMs: 60_000,
-      keyGenerator: clientAddress,
-      counting: 'synced',
-      onLimited: (_req, res, retryAfter) => {
-        res.status(429).render('errors/error', {
-          title: 'Too many requests',
-          detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
-        });
-      },
-    });
+    pool: deps.pool,
+    clock,
+    name: 'pages',
+    limit: config.limits.publicPerMinute,
+    windowMs: 60_000,
+    keyGenerator: clientAddress,
+    counting: 'synced',
+    onLimited: (_req, res, retryAfter) => {
+      res.status(429).render('errors/error', {
+        title: 'Too many requests',
+        detail: `This address has asked for more than ${config.limits.publicPerMinute} pages in a minute. Try again in ${retryAfter} seconds.`,
+      });
+    },
+  });
   router.use(limiter);
   // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
   // memory before any session work; everyone else's are built for them (and compressed).
   router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
-  router.use(deps.session, loadSessionAccount(deps.prisma), provideCsrfToken);
+  router.use(deps.session, loadSessionAccount(prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
-  // Every form post: our origin, and the session's CSRF token. Only the routes that take files
-  // read multipart bodies (parsed there, then checked); anywhere else one is refused unread.
-  router.use((req, res, next) => {
-    if (!STATE_CHANGING.has(req.method)) return next();
-    sameOrigin(req, res, (error?: unknown) => {
-      if (error) return next(error);
-      if (!req.is('multipart/form-data')) return verifyCsrfToken(req, res, next);
-      if (req.method === 'POST' && UPLOAD_PATHS.has(req.path)) return next();
-      next(
-        new HttpProblem({
-          status: 415,
-          code: 'unsupported-media-type',
-          title: 'Unsupported form encoding',
-          detail: 'This form takes no files: send it as an ordinary form.',
-        }),
-      );
-    });
-  });
-  router.post('/reports/new', requireSignedInPage, screenshotUpload, verifyCsrfToken);
+  router.use(guardFormPosts(config.origin, UPLOAD_PATHS));
 
-  router.use(directoryPages({ config, prisma: deps.prisma, clock: deps.clock }));
-  router.use(
-    signInPages({
-      prisma: deps.prisma,
-      pool: deps.pool,
-      clock: deps.clock,
-      mailer: deps.mailer,
-      baseUrl: config.baseUrl,
-      moderatorEmails: config.moderatorEmails,
-      limits: config.limits,
-    }),
-  );
-  router.use(keysPages({ prisma: deps.prisma, clock: deps.clock, baseUrl: config.baseUrl }));
-  router.use(
-    reportFormPages({
-      prisma: deps.prisma,
-      clock: deps.clock,
-      baseUrl: config.baseUrl,
-      dataDir: config.dataDir,
-      browserQuota: deps.quotas.browser,
-      agentQuota: deps.quotas.agent,
-    }),
-  );
-  router.use('/admin', adminRouter({ prisma: deps.prisma, clock: deps.clock, dataDir: config.dataDir }));
+  // The public site.
+  router.get(['/favicon.ico', '/favicon.svg'], site.favicon);
+  router.get('/', browserCachedPage, site.directory);
+  router.get('/categories/:slug', browserCachedPage, site.category);
+  router.get('/agents/:slug', browserCachedPage, site.agent);
+  router.get('/merchants/:slug', browserCachedPage, site.merchant);
+  router.get('/how-it-works', browserCachedPage, site.howItWorks);
+  router.get('/agent-guide', site.agentGuide);
+
+  // Signing in and out.
+  router.get('/sign-in', signIn.form);
+  router.post('/sign-in', signIn.perClient, signIn.perAddress, signIn.sendLink);
+  router.get('/sign-in/verify', signIn.verify);
+  router.post('/sign-out', signIn.signOut);
+
+  // Agent keys.
+  router.get(KEYS_PAGE_PATH, requireSignedInPage, keys.page);
+  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keys.issue);
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keys.revoke);
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keys.replace);
+
+  // Contributing a report. The form takes screenshots, so its token is checked after the
+  // multipart body is read.
+  router.get('/reports/new', requireSignedInPage, reportForm.form);
+  router.post('/reports/new', requireSignedInPage, screenshotUpload, verifyCsrfToken, reportForm.submit);
+  router.get('/reports/:id/review', requireSignedInPage, reportForm.review);
+
+  // The moderators' pages.
+  router.use('/admin', adminRouter({ prisma, clock, dataDir: config.dataDir }));
   return router;
 }

@@ -1,5 +1,6 @@
-// Sign-in pages: ask for an address, send the link, follow the link, sign out.
-import { Router, type Request, type Response } from 'express';
+// Sign-in pages: ask for an address, send the link, follow the link, sign out. Routes:
+// http/routers/pages.ts.
+import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
@@ -23,8 +24,7 @@ function renderLimited(_req: Request, res: Response, retryAfter: number) {
   });
 }
 
-export function signInPages(deps: SignInPageDeps): Router {
-  const router = Router();
+export function signInHandlers(deps: SignInPageDeps) {
   const emailOf = (req: Request) => emailSchema.safeParse((req.body as { email?: unknown })?.email).data;
 
   // Per client address, and per e-mail address (hashed: the counter key is not an address).
@@ -48,16 +48,16 @@ export function signInPages(deps: SignInPageDeps): Router {
     onLimited: renderLimited,
   });
 
-  router.get('/sign-in', (req, res) => {
+  const form: RequestHandler = (req, res) => {
     res.render('pages/sign-in', {
       title: 'Sign in',
       next: safeNextPath(req.query.next, deps.baseUrl) ?? '',
       email: '',
       error: null,
     });
-  });
+  };
 
-  router.post('/sign-in', perClient, perAddress, async (req, res) => {
+  const sendLink: RequestHandler = async (req, res) => {
     const body = req.body as { email?: unknown; next?: unknown };
     const next = safeNextPath(body.next, deps.baseUrl);
     const email = emailSchema.safeParse(body.email);
@@ -73,9 +73,9 @@ export function signInPages(deps: SignInPageDeps): Router {
     await requestSignInLink(deps, email.data, next, deps.clock.now());
     // The same answer whether or not an account exists for this address.
     res.render('pages/sign-in-sent', { title: 'Check your e-mail', email: email.data, minutes: SIGN_IN_LINK_MINUTES });
-  });
+  };
 
-  router.get('/sign-in/verify', async (req, res) => {
+  const verify: RequestHandler = async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const result = token ? await completeSignIn(deps, token, deps.clock.now()) : null;
     if (!result) {
@@ -90,13 +90,13 @@ export function signInPages(deps: SignInPageDeps): Router {
     req.session.accountId = result.account.id;
     await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
     res.redirect(303, result.next ?? '/profile/agents');
-  });
+  };
 
-  router.post('/sign-out', async (req, res) => {
+  const signOut: RequestHandler = async (req, res) => {
     await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.redirect(303, '/');
-  });
+  };
 
-  return router;
+  return { form, perClient, perAddress, sendLink, verify, signOut };
 }

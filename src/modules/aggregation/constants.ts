@@ -3,9 +3,7 @@
 // methodology(), so what visitors read is what the code does. Change a number here and both
 // move together. Pure data: no Prisma client import, so the engine stays usable anywhere.
 
-// ---------------------------------------------------------------------------------------------
 // Enumerations of the interface spec (2.2), in spec order, with the spec's labels verbatim.
-// ---------------------------------------------------------------------------------------------
 
 export const TASKS = ['ACCESS', 'SEARCH', 'DETAILS', 'LOGIN', 'CART', 'CHECKOUT', 'PURCHASE'] as const;
 export type TaskKey = (typeof TASKS)[number];
@@ -31,17 +29,7 @@ export const OUTCOME_LABELS: Readonly<Record<OutcomeKey, string>> = {
   UNSURE: 'Unsure',
 };
 
-export const STAGES = [
-  'ACCESS',
-  'BROWSE',
-  'DETAILS',
-  'CONFIGURE',
-  'CART',
-  'CHECKOUT',
-  'SHIPPING',
-  'PAYMENT_APPROVAL',
-  'PURCHASE',
-] as const;
+export const STAGES = ['ACCESS', 'BROWSE', 'DETAILS', 'CONFIGURE', 'CART', 'CHECKOUT', 'SHIPPING', 'PAYMENT_APPROVAL', 'PURCHASE'] as const;
 export type StageKey = (typeof STAGES)[number];
 
 export const STAGE_LABELS: Readonly<Record<StageKey, string>> = {
@@ -56,15 +44,7 @@ export const STAGE_LABELS: Readonly<Record<StageKey, string>> = {
   PURCHASE: 'Complete purchase (a reported completed purchase)',
 };
 
-export const FAILURE_REASONS = [
-  'NONE',
-  'EXPLICIT_BLOCK',
-  'CAPTCHA',
-  'INTERFACE',
-  'AUTHENTICATION',
-  'PAYMENT',
-  'OTHER',
-] as const;
+export const FAILURE_REASONS = ['NONE', 'EXPLICIT_BLOCK', 'CAPTCHA', 'INTERFACE', 'AUTHENTICATION', 'PAYMENT', 'OTHER'] as const;
 export type FailureReasonKey = (typeof FAILURE_REASONS)[number];
 
 export const FAILURE_REASON_LABELS: Readonly<Record<FailureReasonKey, string>> = {
@@ -77,9 +57,7 @@ export const FAILURE_REASON_LABELS: Readonly<Record<FailureReasonKey, string>> =
   OTHER: 'Other limitation',
 };
 
-// ---------------------------------------------------------------------------------------------
 // Values the engine produces.
-// ---------------------------------------------------------------------------------------------
 
 /** Capability status values of spec 2.2, in the order the methodology page lists them. */
 export const CAPABILITY_STATUSES = ['supported', 'partial', 'blocked', 'unsupported', 'unknown', 'untested'] as const;
@@ -93,9 +71,6 @@ export const CAPABILITY_STATUS_LABELS: Readonly<Record<CapabilityStatus, string>
   unknown: 'Unknown (insufficient evidence)',
   untested: 'Untested (no task observations)',
 };
-
-/** Statuses that are a verdict; `unknown` and `untested` say there is not enough evidence for one. */
-export const VERDICT_STATUSES = ['supported', 'partial', 'blocked', 'unsupported'] as const satisfies readonly CapabilityStatus[];
 
 /** How far an agent reliably gets, lowest first. */
 export const SCORE_BANDS = ['none', 'access', 'browse', 'details', 'cart', 'checkout', 'purchase'] as const;
@@ -142,9 +117,7 @@ export const CONFIDENCE_LABELS: Readonly<Record<Confidence, string>> = {
 export const OBSERVATION_KINDS = ['explicit', 'reached_stage'] as const;
 export type ObservationKind = (typeof OBSERVATION_KINDS)[number];
 
-// ---------------------------------------------------------------------------------------------
 // Stage evidence.
-// ---------------------------------------------------------------------------------------------
 
 /**
  * For each task, the earliest furthest-stage that shows the task was completed. Reaching a stage
@@ -162,9 +135,7 @@ export const TASK_COMPLETED_FROM_STAGE: Readonly<Record<TaskKey, StageKey | null
   PURCHASE: 'PURCHASE',
 };
 
-// ---------------------------------------------------------------------------------------------
 // Weights, thresholds and windows.
-// ---------------------------------------------------------------------------------------------
 
 /** Days after which an observation weighs half as much: old evidence fades but never vanishes. */
 export const HALF_LIFE_DAYS = 180;
@@ -226,9 +197,7 @@ export const SHARE_TOLERANCE = 1e-9;
 
 export const MS_PER_DAY = 86_400_000;
 
-// ---------------------------------------------------------------------------------------------
 // The methodology, as plain JSON for /how-it-works.
-// ---------------------------------------------------------------------------------------------
 
 export interface MethodologyConstant {
   name: string;

@@ -3,7 +3,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/client.js';
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from './public-evidence.js';
-import type { EvidenceReport } from './engine.js';
+import type { EvidenceReport } from './observations.js';
 import type { Facets } from './facets.js';
 import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
 

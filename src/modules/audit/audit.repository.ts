@@ -6,6 +6,13 @@ import type { ReportStatus } from '../../generated/prisma/enums.js';
 export const AUDIT_TARGET_TYPES = ['report', 'merchant', 'category', 'agent', 'account'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
+/** A moderator's change to the directory: where, by whom, when. Every audited change takes it. */
+export interface ChangeContext {
+  prisma: PrismaClient;
+  actorId: string;
+  now: Date;
+}
+
 export interface AuditEntry {
   actorId: string | null;
   /** What happened, e.g. "approve", "merchant.update", "agent.deactivate". */

@@ -2,12 +2,11 @@
 // transaction with its audit row; activation changes which evidence is public, so it goes
 // through the evidence write path and the public directory changes exactly when it commits.
 import { z } from 'zod';
-import type { PrismaClient } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
 import { nameField, parseForm, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
-import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
 import { agentNameTaken, agentWithSlug, findAgent, flipAgentActive, insertAgent, merchantsOfAgent, updateAgentRow } from './catalog-admin.repository.js';
 
@@ -35,7 +34,8 @@ const agentForm = z.object(agentFields);
 
 const agentNotFound = () => notFound('There is no agent at this address.', 'Agent not found');
 
-export async function createAgent(prisma: PrismaClient, actorId: string, values: FormValues, now: Date): Promise<FormResult<{ id: string }>> {
+export async function createAgent(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+  const { prisma, actorId, now } = change;
   const parsed = parseForm(newAgentForm, values);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -56,13 +56,8 @@ export async function createAgent(prisma: PrismaClient, actorId: string, values:
 }
 
 /** Renames an agent (name, vendor, description). Its slug stays: clients use it in paths. */
-export async function updateAgent(
-  prisma: PrismaClient,
-  actorId: string,
-  id: string,
-  values: FormValues,
-  now: Date,
-): Promise<FormResult<{ changed: boolean }>> {
+export async function updateAgent(change: ChangeContext, id: string, values: FormValues): Promise<FormResult<{ changed: boolean }>> {
+  const { prisma, actorId, now } = change;
   const parsed = parseForm(agentForm, values);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -84,13 +79,8 @@ export async function updateAgent(
  * submissions (the bearer check reads agents.active). Active again: its summaries are
  * recomputed from its approved reports.
  */
-export async function setAgentActive(
-  prisma: PrismaClient,
-  actorId: string,
-  id: string,
-  active: boolean,
-  now: Date,
-): Promise<{ changed: boolean; merchants: number }> {
+export async function setAgentActive(change: ChangeContext, id: string, active: boolean): Promise<{ changed: boolean; merchants: number }> {
+  const { prisma, actorId, now } = change;
   return prisma.$transaction(
     async (tx) => {
       if (!(await flipAgentActive(tx, id, active, now))) {

@@ -5,7 +5,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
-import { actorOf, answerForm, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import type { ChangeContext } from '../audit/audit.repository.js';
+import { actorOf, formPost, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
 import { setAgentActive, createAgent, updateAgent } from './agent-admin.service.js';
 import { agentForAdmin, agentsForAdmin, categoriesForAdmin, categoryForAdmin } from './catalog-admin.repository.js';
 import { addLegacyName, createCategory, removeLegacyName, updateCategory } from './category-admin.service.js';
@@ -18,6 +19,8 @@ interface TypedForm {
 export function catalogAdminHandlers(deps: { prisma: PrismaClient; clock: Clock }) {
   const { prisma } = deps;
   const now = () => deps.clock.now();
+  /** The change a moderator's form post makes: by them, now. */
+  const change = (res: Response): ChangeContext => ({ prisma, actorId: actorOf(res), now: now() });
 
   async function categoriesPage(req: Request, res: Response, values: FormValues, errors: FieldErrors, status = 200) {
     const categories = await categoriesForAdmin(prisma);
@@ -59,7 +62,7 @@ export function catalogAdminHandlers(deps: { prisma: PrismaClient; clock: Clock 
     (active: boolean): RequestHandler =>
     async (req, res) => {
       const id = idParam(req, 'Agent');
-      const { changed } = await setAgentActive(prisma, actorOf(res), id, active, now());
+      const { changed } = await setAgentActive(change(res), id, active);
       setFlash(
         req,
         'ok',
@@ -75,84 +78,59 @@ export function catalogAdminHandlers(deps: { prisma: PrismaClient; clock: Clock 
   return {
     categories: (async (req, res) => categoriesPage(req, res, {}, {})) as RequestHandler,
 
-    createCategory: (async (req, res) => {
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await createCategory(prisma, actorOf(res), values, now()),
-        ({ id }) => ({ to: `/admin/categories/${id}`, message: 'Category added.' }),
-        (errors) => categoriesPage(req, res, values, errors, 400),
-      );
-    }) as RequestHandler,
+    createCategory: formPost({
+      save: ({ res, values }) => createCategory(change(res), values),
+      saved: ({ id }) => ({ to: `/admin/categories/${id}`, message: 'Category added.' }),
+      again: (errors, { req, res, values }) => categoriesPage(req, res, values, errors, 400),
+    }),
 
     category: (async (req, res) => categoryPage(req, res, idParam(req, 'Category'), {})) as RequestHandler,
 
-    updateCategory: (async (req, res) => {
-      const id = idParam(req, 'Category');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await updateCategory(prisma, actorOf(res), id, values, now()),
-        ({ changed, keptLegacy }) => ({
-          to: `/admin/categories/${id}`,
-          message: !changed
-            ? 'Nothing changed.'
-            : keptLegacy
-              ? 'Category saved. Its previous name and slug are kept as a legacy name, so old links still work.'
-              : 'Category saved.',
-        }),
-        (errors) => categoryPage(req, res, id, { category: { values, errors } }, 400),
-      );
-    }) as RequestHandler,
+    updateCategory: formPost({
+      idOf: 'Category',
+      save: ({ res, id, values }) => updateCategory(change(res), id, values),
+      saved: ({ changed, keptLegacy }, { id }) => ({
+        to: `/admin/categories/${id}`,
+        message: !changed
+          ? 'Nothing changed.'
+          : keptLegacy
+            ? 'Category saved. Its previous name and slug are kept as a legacy name, so old links still work.'
+            : 'Category saved.',
+      }),
+      again: (errors, { req, res, id, values }) => categoryPage(req, res, id, { category: { values, errors } }, 400),
+    }),
 
-    addLegacyName: (async (req, res) => {
-      const id = idParam(req, 'Category');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await addLegacyName(prisma, actorOf(res), id, values, now()),
-        () => ({ to: `/admin/categories/${id}`, message: 'Legacy name added.' }),
-        (errors) => categoryPage(req, res, id, { legacy: { values, errors } }, 400),
-      );
-    }) as RequestHandler,
+    addLegacyName: formPost({
+      idOf: 'Category',
+      save: ({ res, id, values }) => addLegacyName(change(res), id, values),
+      saved: (_added, { id }) => ({ to: `/admin/categories/${id}`, message: 'Legacy name added.' }),
+      again: (errors, { req, res, id, values }) => categoryPage(req, res, id, { legacy: { values, errors } }, 400),
+    }),
 
     removeLegacyName: (async (req, res) => {
       const id = idParam(req, 'Category');
       const legacyId = idParam(req, 'Legacy name', 'legacyId');
-      if (!(await removeLegacyName(prisma, actorOf(res), id, legacyId, now()))) throw notFoundPage('Legacy name');
+      if (!(await removeLegacyName(change(res), id, legacyId))) throw notFoundPage('Legacy name');
       setFlash(req, 'ok', 'Legacy name removed.');
       res.redirect(303, `/admin/categories/${id}`);
     }) as RequestHandler,
 
     agents: (async (req, res) => agentsPage(req, res, {}, {})) as RequestHandler,
 
-    createAgent: (async (req, res) => {
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await createAgent(prisma, actorOf(res), values, now()),
-        ({ id }) => ({ to: `/admin/agents/${id}`, message: 'Agent added. It is active: people can issue keys for it and report on it.' }),
-        (errors) => agentsPage(req, res, values, errors, 400),
-      );
-    }) as RequestHandler,
+    createAgent: formPost({
+      save: ({ res, values }) => createAgent(change(res), values),
+      saved: ({ id }) => ({ to: `/admin/agents/${id}`, message: 'Agent added. It is active: people can issue keys for it and report on it.' }),
+      again: (errors, { req, res, values }) => agentsPage(req, res, values, errors, 400),
+    }),
 
     agent: (async (req, res) => agentPage(req, res, idParam(req, 'Agent'), null, {})) as RequestHandler,
 
-    updateAgent: (async (req, res) => {
-      const id = idParam(req, 'Agent');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await updateAgent(prisma, actorOf(res), id, values, now()),
-        ({ changed }) => ({ to: `/admin/agents/${id}`, message: changed ? 'Agent saved.' : 'Nothing changed.' }),
-        (errors) => agentPage(req, res, id, values, errors, 400),
-      );
-    }) as RequestHandler,
+    updateAgent: formPost({
+      idOf: 'Agent',
+      save: ({ res, id, values }) => updateAgent(change(res), id, values),
+      saved: ({ changed }, { id }) => ({ to: `/admin/agents/${id}`, message: changed ? 'Agent saved.' : 'Nothing changed.' }),
+      again: (errors, { req, res, id, values }) => agentPage(req, res, id, values, errors, 400),
+    }),
 
     activateAgent: agentActivation(true),
     deactivateAgent: agentActivation(false),

@@ -2,12 +2,12 @@
 // category only, across canonical and legacy names, because the public category filter
 // matches both. Each change is one transaction with its audit row.
 import { z } from 'zod';
-import type { PrismaClient, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
 import { nameField, parseForm, slugField, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { slugify } from '../../text.js';
-import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import {
   categoryNameRivals,
   deleteLegacyName,
@@ -65,7 +65,8 @@ async function refusingDuplicates<T>(work: () => Promise<FormResult<T>>, message
   }
 }
 
-export async function createCategory(prisma: PrismaClient, actorId: string, values: FormValues, now: Date): Promise<FormResult<{ id: string }>> {
+export async function createCategory(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+  const { prisma, actorId, now } = change;
   const parsed = namedInput(categoryForm, values);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -88,12 +89,11 @@ export async function createCategory(prisma: PrismaClient, actorId: string, valu
  * (unless a legacy name already holds them).
  */
 export async function updateCategory(
-  prisma: PrismaClient,
-  actorId: string,
+  change: ChangeContext,
   id: string,
   values: FormValues,
-  now: Date,
 ): Promise<FormResult<{ changed: boolean; keptLegacy: boolean }>> {
+  const { prisma, actorId, now } = change;
   const parsed = parseForm(categoryForm, values);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -124,13 +124,8 @@ export async function updateCategory(
   );
 }
 
-export async function addLegacyName(
-  prisma: PrismaClient,
-  actorId: string,
-  categoryId: string,
-  values: FormValues,
-  now: Date,
-): Promise<FormResult<{ id: string }>> {
+export async function addLegacyName(change: ChangeContext, categoryId: string, values: FormValues): Promise<FormResult<{ id: string }>> {
+  const { prisma, actorId, now } = change;
   const parsed = namedInput(legacyForm, values);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -149,7 +144,8 @@ export async function addLegacyName(
 }
 
 /** Removes a legacy name; false when the category has no such legacy name. */
-export async function removeLegacyName(prisma: PrismaClient, actorId: string, categoryId: string, legacyId: string, now: Date): Promise<boolean> {
+export async function removeLegacyName(change: ChangeContext, categoryId: string, legacyId: string): Promise<boolean> {
+  const { prisma, actorId, now } = change;
   return prisma.$transaction(async (tx) => {
     const legacy = await findLegacyName(tx, categoryId, legacyId);
     if (!legacy) return false;

@@ -1,10 +1,11 @@
 // The profile agent setup page: issue, revoke and replace agent keys (spec 5 rule 1).
 // A new key is shown exactly once, on the page view right after the POST that made it.
+// Routes: http/routers/pages.ts.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
-import { requireSignedInPage } from '../../http/middleware/auth.js';
+import { formatTime } from '../../dates.js';
 import { HttpProblem, statusOf } from '../../http/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById } from './keys.repository.js';
@@ -55,21 +56,10 @@ function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-const formatTime = (date: Date | null): string => (date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
-
-/** Form posts from someone signed out go to sign-in, then back to the page (not the POST URL). */
-const requireSignedInPost: RequestHandler = (_req, res, next) => {
-  if (res.locals.account) {
-    next();
-    return;
-  }
-  res.redirect(303, `/sign-in?next=${encodeURIComponent(KEYS_PAGE_PATH)}`);
-};
 
 const SUSPENDED_MESSAGE = 'Your account is suspended, so you cannot issue or replace agent keys.';
 
-export function keysPages(deps: KeysPageDeps): Router {
-  const router = Router();
+export function keyPageHandlers(deps: KeysPageDeps) {
   const secureCookie = new URL(deps.baseUrl).protocol === 'https:';
 
   async function render(
@@ -114,7 +104,7 @@ export function keysPages(deps: KeysPageDeps): Router {
   const isPageProblem = (error: unknown): error is Refusal =>
     error instanceof Refusal && (['invalid', 'forbidden', 'conflict'] as const).some((kind) => kind === error.kind);
 
-  router.get(KEYS_PAGE_PATH, requireSignedInPage, async (req, res) => {
+  const page: RequestHandler = async (req, res) => {
     let reveal: { key: string | null; agentName: string } | null = null;
     const pending = req.session.revealKey;
     if (pending) {
@@ -125,9 +115,9 @@ export function keysPages(deps: KeysPageDeps): Router {
     }
     if (cookieValue(req, REVEAL_COOKIE) !== undefined) res.clearCookie(REVEAL_COOKIE, { path: KEYS_PAGE_PATH });
     await render(res, 200, { reveal });
-  });
+  };
 
-  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInPost, async (req, res) => {
+  const issue: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
     const agentId = (req.body as { agentId?: unknown } | undefined)?.agentId;
     const selectedAgentId = typeof agentId === 'string' ? agentId : '';
@@ -147,17 +137,17 @@ export function keysPages(deps: KeysPageDeps): Router {
       return;
     }
     await revealOnNextView(req, res, issued);
-  });
+  };
 
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInPost, async (req, res) => {
+  const revoke: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
     const keyId = String(req.params.id);
     const found = UUID_PATTERN.test(keyId) && (await revokeKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now()));
     if (!found) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
     res.redirect(303, KEYS_PAGE_PATH);
-  });
+  };
 
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInPost, async (req, res) => {
+  const replace: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
     if (account.suspended) {
       await render(res, 403, { error: SUSPENDED_MESSAGE });
@@ -177,7 +167,7 @@ export function keysPages(deps: KeysPageDeps): Router {
       return;
     }
     await revealOnNextView(req, res, issued);
-  });
+  };
 
-  return router;
+  return { page, issue, revoke, replace };
 }

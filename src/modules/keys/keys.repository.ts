@@ -96,14 +96,17 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyAuthRow
   });
 }
 
+/** A key's last use is written at most once per this interval. */
+export const TOUCH_INTERVAL_SECONDS = 60;
+
 /**
- * Records a use at most once a minute: no write at all while last_used_at is fresher than
- * a minute. Returns whether a row was written.
+ * Records a use at most once per TOUCH_INTERVAL_SECONDS: no write at all while last_used_at
+ * is fresher than that. Returns whether a row was written.
  */
 export async function touchKeyRow(db: Db, keyId: string, now: Date): Promise<boolean> {
   const written = await db.$executeRaw`
     UPDATE agent_keys SET last_used_at = ${now}::timestamptz
      WHERE id = ${keyId}::uuid
-       AND (last_used_at IS NULL OR last_used_at < ${now}::timestamptz - interval '1 minute')`;
+       AND (last_used_at IS NULL OR last_used_at < ${now}::timestamptz - make_interval(secs => ${TOUCH_INTERVAL_SECONDS}))`;
   return written === 1;
 }

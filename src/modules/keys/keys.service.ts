@@ -24,8 +24,6 @@ export const DISPLAY_PREFIX_LENGTH = 12;
 export const KEY_RANDOM_BYTES = 32;
 /** A well-formed key; anything else is unknown without a database lookup. */
 export const KEY_PATTERN = /^acd_[A-Za-z0-9_-]{43}$/;
-/** lastUsedAt is written at most once per this interval (matches the SQL in touchKeyRow). */
-export const TOUCH_INTERVAL_MS = 60_000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -6,7 +6,8 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { isoDay } from '../../dates.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
-import { actorOf, answerForm, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import type { ChangeContext } from '../audit/audit.repository.js';
+import { actorOf, formPost, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
 import { HttpProblem } from '../../http/problem.js';
 import { isStorableText } from '../../text.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
@@ -36,6 +37,8 @@ const MERCHANT_PAGE_SIZE = 50;
 export function merchantAdminHandlers(deps: { prisma: PrismaClient; clock: Clock }) {
   const { prisma } = deps;
   const now = () => deps.clock.now();
+  /** The change a moderator's form post makes: by them, now. */
+  const change = (res: Response): ChangeContext => ({ prisma, actorId: actorOf(res), now: now() });
 
   async function merchantForm(req: Request, res: Response, merchantId: string | null, values: FormValues, errors: FieldErrors, status = 200) {
     const editing = merchantId ? await merchantForEditing(prisma, merchantId) : null;
@@ -109,16 +112,11 @@ export function merchantAdminHandlers(deps: { prisma: PrismaClient; clock: Clock
     list,
     newForm: (async (req, res) => merchantForm(req, res, null, { isPublic: 'on' }, {})) as RequestHandler,
 
-    create: (async (req, res) => {
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await createMerchant(prisma, actorOf(res), values, now()),
-        ({ id }) => ({ to: `/admin/merchants/${id}`, message: 'Merchant added.' }),
-        (errors) => merchantForm(req, res, null, values, errors, 400),
-      );
-    }) as RequestHandler,
+    create: formPost({
+      save: ({ res, values }) => createMerchant(change(res), values),
+      saved: ({ id }) => ({ to: `/admin/merchants/${id}`, message: 'Merchant added.' }),
+      again: (errors, { req, res, values }) => merchantForm(req, res, null, values, errors, 400),
+    }),
 
     show: (async (req, res) => {
       const id = idParam(req, 'Merchant');
@@ -127,66 +125,51 @@ export function merchantAdminHandlers(deps: { prisma: PrismaClient; clock: Clock
       await merchantForm(req, res, id, merchantFormValues(merchant), {});
     }) as RequestHandler,
 
-    update: (async (req, res) => {
-      const id = idParam(req, 'Merchant');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await updateMerchant(prisma, actorOf(res), id, values, now()),
-        ({ changed, visibility }) => ({
-          to: `/admin/merchants/${id}`,
-          message:
-            changed.length === 0
-              ? 'Nothing changed.'
-              : visibility === 'hidden'
-                ? 'Merchant hidden: it and its reports are gone from every public page and API response.'
-                : visibility === 'shown'
-                  ? 'Merchant shown again: it and its approved reports are public.'
-                  : 'Merchant saved.',
-        }),
-        (errors) => merchantForm(req, res, id, values, errors, 400),
-      );
-    }) as RequestHandler,
+    update: formPost({
+      idOf: 'Merchant',
+      save: ({ res, id, values }) => updateMerchant(change(res), id, values),
+      saved: ({ changed, visibility }, { id }) => ({
+        to: `/admin/merchants/${id}`,
+        message:
+          changed.length === 0
+            ? 'Nothing changed.'
+            : visibility === 'hidden'
+              ? 'Merchant hidden: it and its reports are gone from every public page and API response.'
+              : visibility === 'shown'
+                ? 'Merchant shown again: it and its approved reports are public.'
+                : 'Merchant saved.',
+      }),
+      again: (errors, { req, res, id, values }) => merchantForm(req, res, id, values, errors, 400),
+    }),
 
     sponsorship: (async (req, res) => sponsorshipForm(req, res, idParam(req, 'Merchant'), null, {})) as RequestHandler,
 
-    saveSponsorship: (async (req, res) => {
-      const id = idParam(req, 'Merchant');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await setSponsorship(prisma, actorOf(res), id, values, now()),
-        ({ created }) => ({ to: `/admin/merchants/${id}/sponsorship`, message: created ? 'Sponsorship added.' : 'Sponsorship saved.' }),
-        (errors) => sponsorshipForm(req, res, id, values, errors, 400),
-      );
-    }) as RequestHandler,
+    saveSponsorship: formPost({
+      idOf: 'Merchant',
+      save: ({ res, id, values }) => setSponsorship(change(res), id, values),
+      saved: ({ created }, { id }) => ({ to: `/admin/merchants/${id}/sponsorship`, message: created ? 'Sponsorship added.' : 'Sponsorship saved.' }),
+      again: (errors, { req, res, id, values }) => sponsorshipForm(req, res, id, values, errors, 400),
+    }),
 
     removeSponsorship: (async (req, res) => {
       const id = idParam(req, 'Merchant');
-      const removed = await removeSponsorship(prisma, actorOf(res), id, now());
+      const removed = await removeSponsorship(change(res), id);
       setFlash(req, 'ok', removed ? 'Sponsorship removed.' : 'There was no sponsorship to remove.');
       res.redirect(303, `/admin/merchants/${id}`);
     }) as RequestHandler,
 
     ownerStatement: (async (req, res) => ownerStatementForm(req, res, idParam(req, 'Merchant'), null, {})) as RequestHandler,
 
-    saveOwnerStatement: (async (req, res) => {
-      const id = idParam(req, 'Merchant');
-      const values = formValues(req.body);
-      await answerForm(
-        req,
-        res,
-        await setOwnerStatement(prisma, actorOf(res), id, values, now()),
-        ({ created }) => ({ to: `/admin/merchants/${id}/owner-statement`, message: created ? 'Owner statement added.' : 'Owner statement saved.' }),
-        (errors) => ownerStatementForm(req, res, id, values, errors, 400),
-      );
-    }) as RequestHandler,
+    saveOwnerStatement: formPost({
+      idOf: 'Merchant',
+      save: ({ res, id, values }) => setOwnerStatement(change(res), id, values),
+      saved: ({ created }, { id }) => ({ to: `/admin/merchants/${id}/owner-statement`, message: created ? 'Owner statement added.' : 'Owner statement saved.' }),
+      again: (errors, { req, res, id, values }) => ownerStatementForm(req, res, id, values, errors, 400),
+    }),
 
     removeOwnerStatement: (async (req, res) => {
       const id = idParam(req, 'Merchant');
-      const removed = await removeOwnerStatement(prisma, actorOf(res), id, now());
+      const removed = await removeOwnerStatement(change(res), id);
       setFlash(req, 'ok', removed ? 'Owner statement removed.' : 'There was no owner statement to remove.');
       res.redirect(303, `/admin/merchants/${id}`);
     }) as RequestHandler,

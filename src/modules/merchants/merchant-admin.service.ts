@@ -3,13 +3,13 @@
 // evidence write path (its summaries recomputed in the same transaction), and the public
 // directory changes exactly when it commits.
 import { z } from 'zod';
-import type { PrismaClient, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
 import { checkbox, nameField, slugField, zodFieldErrors, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { UUID_PATTERN, slugify } from '../../text.js';
 import { evidenceChanged, lockMerchants } from '../aggregation/evidence.js';
-import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { categoryName, findMerchant, insertMerchant, slugOwner, updateMerchantRow, type MerchantFields } from './merchant-admin.repository.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -84,7 +84,8 @@ async function conflicts(tx: Tx, input: MerchantInput, exceptId: string | null):
 
 const slugTaken = (slug: string): FormResult<never> => ({ ok: false, errors: { slug: `The slug "${slug}" is already used` } });
 
-export async function createMerchant(prisma: PrismaClient, actorId: string, values: FormValues, now: Date): Promise<FormResult<{ id: string }>> {
+export async function createMerchant(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+  const { prisma, actorId, now } = change;
   const parsed = merchantForm.safeParse(values);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
   const input = { ...parsed.data, slug: parsed.data.slug || slugify(parsed.data.name) };
@@ -105,12 +106,11 @@ export async function createMerchant(prisma: PrismaClient, actorId: string, valu
 }
 
 export async function updateMerchant(
-  prisma: PrismaClient,
-  actorId: string,
+  change: ChangeContext,
   id: string,
   values: FormValues,
-  now: Date,
 ): Promise<FormResult<{ changed: string[]; visibility: 'hidden' | 'shown' | null }>> {
+  const { prisma, actorId, now } = change;
   const parsed = merchantForm.safeParse(values);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
   const input = parsed.data;

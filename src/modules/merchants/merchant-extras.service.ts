@@ -3,13 +3,12 @@
 // never counted in any score). Both are saved and removed the same way, by one helper: under
 // the merchant's lock, with an audit row naming what changed, in one transaction.
 import { z } from 'zod';
-import type { PrismaClient } from '../../db/client.js';
 import { isoDay } from '../../dates.js';
 import { notFound } from '../../errors.js';
 import { dayField, nameField, zodFieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
 import { lockMerchants } from '../aggregation/evidence.js';
-import { auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
+import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { findMerchant, MERCHANT_EXTRAS, type OwnerStatementFields, type SponsorshipFields } from './merchant-admin.repository.js';
 
 export const SPONSORSHIP_PLACEMENTS = ['directory-top', 'category-top'] as const;
@@ -22,9 +21,9 @@ type FieldsOf<K extends Extra> = K extends 'sponsorship' ? SponsorshipFields : O
 
 /** Creates or replaces one extra of a merchant; `created` tells which. Nothing written when nothing changed. */
 async function saveExtra<K extends Extra>(
-  prisma: PrismaClient,
+  { prisma, actorId, now }: ChangeContext,
   kind: K,
-  input: { actorId: string; merchantId: string; fields: FieldsOf<K>; now: Date },
+  input: { merchantId: string; fields: FieldsOf<K> },
 ): Promise<{ created: boolean }> {
   const extra = MERCHANT_EXTRAS[kind];
   return prisma.$transaction(async (tx) => {
@@ -33,38 +32,26 @@ async function saveExtra<K extends Extra>(
     const before = await extra.find(tx, input.merchantId);
     const diff = auditChanges(before ?? {}, input.fields as unknown as Record<string, unknown>);
     if (before && Object.keys(diff).length === 0) return { created: false };
-    await (extra.save as (db: typeof tx, merchantId: string, fields: FieldsOf<K>, now: Date) => Promise<unknown>)(tx, input.merchantId, input.fields, input.now);
-    await insertAuditEntry(tx, {
-      actorId: input.actorId,
-      action: `${kind}.${before ? 'update' : 'create'}`,
-      targetType: 'merchant',
-      targetId: input.merchantId,
-      details: auditJson({ changes: diff }),
-      now: input.now,
-    });
+    await (extra.save as (db: typeof tx, merchantId: string, fields: FieldsOf<K>, now: Date) => Promise<unknown>)(tx, input.merchantId, input.fields, now);
+    const action = `${kind}.${before ? 'update' : 'create'}`;
+    await insertAuditEntry(tx, { actorId, action, targetType: 'merchant', targetId: input.merchantId, details: auditJson({ changes: diff }), now });
     return { created: !before };
   });
 }
 
 /** Removes one extra of a merchant; false when there was none. The audit row keeps what it said. */
 async function removeExtra(
-  prisma: PrismaClient,
+  { prisma, actorId, now }: ChangeContext,
   kind: Extra,
-  input: { actorId: string; merchantId: string; now: Date; describe: (before: never) => FormValues },
+  input: { merchantId: string; describe: (before: never) => FormValues },
 ): Promise<boolean> {
   const extra = MERCHANT_EXTRAS[kind];
   return prisma.$transaction(async (tx) => {
     const before = await extra.find(tx, input.merchantId);
     if (!before) return false;
     await extra.remove(tx, input.merchantId);
-    await insertAuditEntry(tx, {
-      actorId: input.actorId,
-      action: `${kind}.remove`,
-      targetType: 'merchant',
-      targetId: input.merchantId,
-      details: auditJson({ removed: input.describe(before as never) }),
-      now: input.now,
-    });
+    const details = auditJson({ removed: input.describe(before as never) });
+    await insertAuditEntry(tx, { actorId, action: `${kind}.remove`, targetType: 'merchant', targetId: input.merchantId, details, now });
     return true;
   });
 }
@@ -94,7 +81,7 @@ export function sponsorshipFormValues(s: { source: string; placement: string; di
 }
 
 /** Dates are UTC days: it runs from the first day's start to the end of the last day. */
-export async function setSponsorship(prisma: PrismaClient, actorId: string, merchantId: string, values: FormValues, now: Date): Promise<FormResult<{ created: boolean }>> {
+export async function setSponsorship(change: ChangeContext, merchantId: string, values: FormValues): Promise<FormResult<{ created: boolean }>> {
   const parsed = sponsorshipForm.safeParse(values);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
   const f = parsed.data;
@@ -106,11 +93,11 @@ export async function setSponsorship(prisma: PrismaClient, actorId: string, merc
     endsAt: f.endsOn ? new Date(new Date(`${f.endsOn}T00:00:00Z`).getTime() + DAY_MS) : null,
     billingId: f.billingId || null,
   };
-  return { ok: true, value: await saveExtra(prisma, 'sponsorship', { actorId, merchantId, fields, now }) };
+  return { ok: true, value: await saveExtra(change, 'sponsorship', { merchantId, fields }) };
 }
 
-export const removeSponsorship = (prisma: PrismaClient, actorId: string, merchantId: string, now: Date) =>
-  removeExtra(prisma, 'sponsorship', { actorId, merchantId, now, describe: sponsorshipFormValues });
+export const removeSponsorship = (change: ChangeContext, merchantId: string) =>
+  removeExtra(change, 'sponsorship', { merchantId, describe: sponsorshipFormValues });
 
 const ownerForm = (today: string) =>
   z.object({
@@ -132,8 +119,8 @@ export function ownerStatementFormValues(s: { statement: string; taskClaims: unk
   };
 }
 
-export async function setOwnerStatement(prisma: PrismaClient, actorId: string, merchantId: string, values: FormValues, now: Date): Promise<FormResult<{ created: boolean }>> {
-  const parsed = ownerForm(isoDay(now)).safeParse(values);
+export async function setOwnerStatement(change: ChangeContext, merchantId: string, values: FormValues): Promise<FormResult<{ created: boolean }>> {
+  const parsed = ownerForm(isoDay(change.now)).safeParse(values);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
   const f = parsed.data as Record<string, string | undefined> & { statement: string; declaredOn: string; ownershipEvidence: string };
   const taskClaims = Object.fromEntries(TASKS.flatMap((task) => (f[`claim_${task}`] ? [[task, f[`claim_${task}`]!]] : [])));
@@ -143,8 +130,8 @@ export async function setOwnerStatement(prisma: PrismaClient, actorId: string, m
     declaredAt: new Date(`${f.declaredOn}T00:00:00Z`),
     ownershipEvidence: f.ownershipEvidence || null,
   };
-  return { ok: true, value: await saveExtra(prisma, 'owner-statement', { actorId, merchantId, fields, now }) };
+  return { ok: true, value: await saveExtra(change, 'owner-statement', { merchantId, fields }) };
 }
 
-export const removeOwnerStatement = (prisma: PrismaClient, actorId: string, merchantId: string, now: Date) =>
-  removeExtra(prisma, 'owner-statement', { actorId, merchantId, now, describe: ownerStatementFormValues });
+export const removeOwnerStatement = (change: ChangeContext, merchantId: string) =>
+  removeExtra(change, 'owner-statement', { merchantId, describe: ownerStatementFormValues });

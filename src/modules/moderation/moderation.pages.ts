@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
+import { screenshotFile } from '../evidence/screenshots.repository.js';
 import { evidenceDir } from '../evidence/screenshots.js';
 import {
   approveReport,
@@ -38,7 +39,6 @@ import {
   queueCounts,
   queuePage,
   reportDetail,
-  screenshotFile,
   type QueueFilter,
 } from './queue.repository.js';
 

@@ -1,5 +1,5 @@
 // Reports as moderators see them: every status, private fields included. Never used by a
-// public route. Screenshot storage paths are read only by the evidence route, never here.
+// public route. Screenshot storage paths are never read here (evidence/screenshots.repository.ts).
 import type { Prisma, PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { escapeLike } from '../../db/like.js';
@@ -127,11 +127,6 @@ export async function reportDetail(prisma: PrismaClient, id: string) {
 }
 
 export type ReportDetail = NonNullable<Awaited<ReturnType<typeof reportDetail>>>;
-
-/** The stored file of one screenshot (the evidence route only). */
-export async function screenshotFile(prisma: PrismaClient, id: string) {
-  return prisma.screenshotEvidence.findUnique({ where: { id }, select: { storagePath: true, mediaType: true, sizeBytes: true } });
-}
 
 /** The oldest pending report other than `exceptId`: where a moderator goes next. */
 export async function nextPendingReport(prisma: PrismaClient, exceptId: string): Promise<string | null> {

@@ -1,11 +1,9 @@
 // The contribution form (/reports/new) and the author's private review page. The form uses
 // the same schema and the same submission service as POST /api/v1/reports; screenshots can
-// only be attached here.
-import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
+// only be attached here. Routes: http/routers/pages.ts.
+import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
-import { requireSignedInPage } from '../../http/middleware/auth.js';
 import { fieldErrors, Refusal } from '../../errors.js';
 import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../http/problem.js';
 import {
@@ -19,11 +17,11 @@ import {
   TASK_LABELS,
 } from '../aggregation/constants.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
-import { UUID_PATTERN } from '../../text.js';
 import { checkScreenshots, discardScreenshots, MAX_SCREENSHOTS, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
 import { isFutureTestDate, reviewUrl, submitReport, type SubmissionDeps } from './submissions.service.js';
-import { escapeLike } from '../../db/like.js';
+import { insertScreenshots } from '../evidence/screenshots.repository.js';
+import { merchantChoices, ownReport } from './report-form.repository.js';
 
 export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -60,24 +58,7 @@ const pointerField = (pointer: string) => {
   return field === 'capabilityResults' && sub ? `task_${sub}` : (field ?? 'form');
 };
 
-async function merchantChoices(prisma: PrismaClient, q: string, selectedId: string | undefined) {
-  const byName = q
-    ? await prisma.merchant.findMany({
-        where: { isPublic: true, OR: [{ name: { contains: escapeLike(q), mode: 'insensitive' } }, { slug: { contains: escapeLike(q.toLowerCase()) } }] },
-        select: { id: true, name: true, website: true },
-        orderBy: { name: 'asc' },
-        take: 20,
-      })
-    : [];
-  const selected =
-    selectedId && UUID_PATTERN.test(selectedId) && !byName.some((m) => m.id === selectedId)
-      ? await prisma.merchant.findFirst({ where: { id: selectedId, isPublic: true }, select: { id: true, name: true, website: true } })
-      : null;
-  return selected ? [selected, ...byName] : byName;
-}
-
-export function reportFormPages(deps: ReportFormDeps): Router {
-  const router = Router();
+export function reportFormHandlers(deps: ReportFormDeps) {
   const options = {
     tasks: TASKS.map((key) => ({ key, label: TASK_LABELS[key] })),
     outcomes: OUTCOMES.map((key) => ({ key, label: OUTCOME_LABELS[key] })),
@@ -94,13 +75,13 @@ export function reportFormPages(deps: ReportFormDeps): Router {
     res.status(status).render('pages/report-new', { title: 'Report an agent test', ...options, q, merchants, agents, values, errors });
   }
 
-  router.get('/reports/new', requireSignedInPage, async (req, res) => {
+  const form: RequestHandler = async (req, res) => {
     const values: FormValues = {};
     for (const key of ['adId', 'agentId'] as const) if (typeof req.query[key] === 'string') values[key] = req.query[key];
     await renderForm(req, res, 200, values, {});
-  });
+  };
 
-  router.post('/reports/new', requireSignedInPage, async (req, res) => {
+  const submit: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
     const values = Object.fromEntries(
       Object.entries((req.body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
@@ -133,7 +114,7 @@ export function reportFormPages(deps: ReportFormDeps): Router {
         deps.clock.now(),
         async (tx, report) => {
           stored = await storeScreenshots(deps.dataDir, checked.screenshots);
-          if (stored.length) await tx.screenshotEvidence.createMany({ data: stored.map((s) => ({ ...s, reportId: report.id })) });
+          await insertScreenshots(tx, report.id, stored);
         },
       );
       if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
@@ -148,16 +129,10 @@ export function reportFormPages(deps: ReportFormDeps): Router {
       for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
       await renderForm(req, res, problem.status, values, { [field ? pointerField(field) : 'form']: problem.detail ?? problem.title });
     }
-  });
+  };
 
-  router.get('/reports/:id/review', requireSignedInPage, async (req: Request<{ id: string }>, res) => {
-    const id = z.uuid().safeParse(req.params.id);
-    const report = id.success
-      ? await deps.prisma.report.findFirst({
-          where: { id: id.data, accountId: res.locals.account!.id },
-          include: { merchant: { select: { name: true, slug: true } }, agent: { select: { name: true } }, _count: { select: { evidence: true } } },
-        })
-      : null;
+  const review: RequestHandler<{ id: string }> = async (req, res) => {
+    const report = await ownReport(deps.prisma, res.locals.account!.id, req.params.id);
     if (!report) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
     res.set('Cache-Control', 'no-store').render('pages/report-review', {
       title: 'Your report',
@@ -168,7 +143,7 @@ export function reportFormPages(deps: ReportFormDeps): Router {
       failureReasonLabels: FAILURE_REASON_LABELS,
       reviewUrl: reviewUrl(deps.baseUrl, report.id),
     });
-  });
+  };
 
-  return router;
+  return { form, submit, review };
 }

@@ -15,15 +15,9 @@ import {
   type StageKey,
   type TaskKey,
 } from '../../../src/modules/aggregation/constants.js';
-import {
-  computeAgentSummary,
-  computeTaskCapability,
-  observationWeight,
-  observationsFor,
-  wilsonLowerBound,
-  type EvidenceReport,
-  type Observation,
-} from '../../../src/modules/aggregation/engine.js';
+import { computeAgentSummary } from '../../../src/modules/aggregation/engine.js';
+import { observationWeight, observationsFor, type EvidenceReport, type Observation } from '../../../src/modules/aggregation/observations.js';
+import { computeTaskCapability, wilsonLowerBound } from '../../../src/modules/aggregation/task-status.js';
 
 const NOW = new Date('2025-06-01T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -8,7 +8,8 @@ import {
   type OutcomeKey,
   type TaskKey,
 } from '../../../src/modules/aggregation/constants.js';
-import { computeAgentSummary, type AgentSummary, type EvidenceReport } from '../../../src/modules/aggregation/engine.js';
+import { computeAgentSummary, type AgentSummary } from '../../../src/modules/aggregation/engine.js';
+import type { EvidenceReport } from '../../../src/modules/aggregation/observations.js';
 
 const NOW = new Date('2025-06-01T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
-// The browsable directory: `/`, `/categories/:slug`, `/agents/:slug`, `/merchants/:slug`,
+// The public site: the directory (`/`, `/categories/:slug`, `/agents/:slug`), a merchant's page,
 // `/how-it-works` and `/agent-guide`. Every page reads through the same services as the JSON API
 // (searchDirectory, merchantProfile, recentReports, categories, agents) and the same aggregation
-// constants, so a merchant looks the same everywhere.
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+// constants, so a merchant looks the same everywhere. Routes: http/routers/pages.ts.
+import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
@@ -21,7 +21,7 @@ import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type Fi
 import { matrixRows, SPONSORED_LABEL, viewHelpers } from './present.js';
 import { Refusal } from '../../errors.js';
 
-export interface DirectoryPagesDeps {
+export interface SitePagesDeps {
   config: Config;
   prisma: PrismaClient;
   clock: Clock;
@@ -39,15 +39,8 @@ const FAVICON_SVG =
   '<path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 /** Public pages may be cached briefly by the browser only: the header shows who is signed in. */
-const PAGE_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
-
-/**
- * Values every layout render may use: the current path (for aria-current) and the response's
- * status (for the error page). Mounted first in the pages router, so every HTML page and error has them.
- */
-export const layoutLocals: RequestHandler = (req, res, next) => {
-  res.locals.currentPath = req.path;
-  Object.defineProperty(res.locals, 'statusCode', { enumerable: true, configurable: true, get: () => res.statusCode });
+export const browserCachedPage: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'private, max-age=0, must-revalidate');
   next();
 };
 
@@ -60,18 +53,9 @@ async function everyPage<T>(load: (page: number) => Promise<{ total: number; dat
   return all;
 }
 
-export function directoryPages(deps: DirectoryPagesDeps): Router {
+export function sitePageHandlers(deps: SitePagesDeps) {
   const { config } = deps;
-  const router = Router();
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: config.baseUrl, now: deps.clock.now() });
-
-  const page = (handler: (req: Request, res: Response) => Promise<void> | void): RequestHandler[] => [
-    (_req, res, next) => {
-      res.set('Cache-Control', PAGE_CACHE_CONTROL);
-      next();
-    },
-    async (req, res) => handler(req, res),
-  ];
 
   async function renderDirectory(
     req: Request,
@@ -113,14 +97,13 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
     });
   }
 
-  // The site icon (browsers ask for /favicon.ico even for plain-text pages).
-  router.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG);
-  });
+  return {
+    // The site icon (browsers ask for /favicon.ico even for plain-text pages).
+    favicon: ((_req, res) => {
+      res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG);
+    }) as RequestHandler,
 
-  router.get(
-    '/',
-    ...page((req, res) =>
+    directory: (async (req, res) =>
       renderDirectory(req, res, {
         scope: { kind: 'all' },
         basePath: '/',
@@ -128,13 +111,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
         heading: 'How well can AI agents shop here?',
         intro:
           'Search merchants and see what the community reports about AI agents using them, task by task: from reaching the site to completing a purchase.',
-      }),
-    ),
-  );
+      })) as RequestHandler,
 
-  router.get(
-    '/categories/:slug',
-    ...page(async (req: Request, res) => {
+    category: (async (req, res) => {
       const requested = String(req.params.slug);
       const category = requested.length <= 100 ? await resolveCategory(deps.prisma, requested) : null;
       if (!category) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Category not found', detail: 'There is no category at this address.' });
@@ -153,12 +132,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
         intro: `Merchants in ${category.name}, with what the community reports about AI agents using them.`,
         category: { name: category.name, slug: category.slug },
       });
-    }),
-  );
+    }) as RequestHandler,
 
-  router.get(
-    '/agents/:slug',
-    ...page(async (req: Request, res) => {
+    agent: (async (req, res) => {
       const agent = await activeAgent(ctx(), String(req.params.slug)).catch((error: unknown) => {
         if (error instanceof Refusal && error.kind === 'not-found') {
           throw new HttpProblem({ status: 404, code: 'not-found', title: 'Agent not found', detail: 'No active agent has this name.' });
@@ -173,12 +149,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
         intro: agent.description ?? '',
         agent,
       });
-    }),
-  );
+    }) as RequestHandler,
 
-  router.get(
-    '/merchants/:slug',
-    ...page(async (req: Request, res) => {
+    merchant: (async (req, res) => {
       const requested = String(req.params.slug);
       const c = ctx();
       const merchant = await merchantProfile(c, requested).catch((error: unknown) => {
@@ -210,12 +183,9 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
         reportHref: `/reports/new?adId=${encodeURIComponent(merchant.id)}`,
         apiUrl: merchant.url,
       });
-    }),
-  );
+    }) as RequestHandler,
 
-  router.get(
-    '/how-it-works',
-    ...page((_req, res) => {
+    howItWorks: ((_req, res) => {
       res.render('pages/how-it-works', {
         ...viewHelpers,
         title: 'How it works',
@@ -227,17 +197,12 @@ export function directoryPages(deps: DirectoryPagesDeps): Router {
         pageSize: PAGE_SIZE,
         contributionSchemaUrl: CONTRIBUTION_SCHEMA_PATH,
       });
-    }),
-  );
+    }) as RequestHandler,
 
-  router.get(
-    '/agent-guide',
-    ...page((_req, res) => {
+    agentGuide: ((_req, res) => {
       res.set('Cache-Control', 'public, max-age=300');
       res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits));
-    }),
-  );
-
-  return router;
+    }) as RequestHandler,
+  };
 }
 

@@ -15,6 +15,7 @@ import {
   type TaskKey,
 } from '../aggregation/constants.js';
 import type { AgentSummaryView, MerchantView } from '../merchants/merchants.service.js';
+import { formatDate, isoDay } from '../../dates.js';
 
 /** A status in one or two words for a matrix cell; the full label is in the legend and the details. */
 export const STATUS_SHORT_LABELS: Readonly<Record<CapabilityStatus, string>> = {
@@ -43,21 +44,6 @@ export const SPONSORSHIP_SOURCE_LABELS: Readonly<Record<'subscription' | 'publis
   publisher_owned: "Promotion of a site owned by the directory's publisher, shown with the owner's authorization",
 };
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** "22 Nov 2026" for an ISO date or date-time (UTC), the same in every locale. */
-export function formatDate(iso: string | Date | null | undefined): string {
-  if (!iso) return '';
-  const date = typeof iso === 'string' ? new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso) : iso;
-  if (Number.isNaN(date.getTime())) return '';
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
-}
-
-/** The machine-readable value of a <time> element for the same input. */
-export function isoDay(iso: string | Date | null | undefined): string {
-  if (!iso) return '';
-  return (typeof iso === 'string' ? iso : iso.toISOString()).slice(0, 10);
-}
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 

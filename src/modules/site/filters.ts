@@ -7,12 +7,11 @@ import type { z } from 'zod';
 import { Refusal } from '../../errors.js';
 import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
 
-/** Every filter of GET /api/v1/merchants, in the order the form shows them (page last). */
-export const FILTER_FIELDS = ['q', 'category', 'agent', 'outcome', 'stage', 'region', 'days', 'minReports', 'sort', 'page'] as const;
-export type FilterField = (typeof FILTER_FIELDS)[number];
-
-/** The form's label of each field, for messages. */
-export const FILTER_LABELS: Readonly<Record<FilterField, string>> = {
+/**
+ * Every filter of GET /api/v1/merchants with the form's label (for messages), in the order the
+ * form shows them (page last).
+ */
+export const FILTER_LABELS = {
   q: 'Search',
   category: 'Category',
   agent: 'Agent',
@@ -23,7 +22,9 @@ export const FILTER_LABELS: Readonly<Record<FilterField, string>> = {
   minReports: 'Minimum number of reports',
   sort: 'Sort by',
   page: 'Page',
-};
+} as const;
+export type FilterField = keyof typeof FILTER_LABELS;
+export const FILTER_FIELDS = Object.keys(FILTER_LABELS) as FilterField[];
 
 export interface FilterError {
   field: FilterField | 'form';
