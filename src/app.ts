@@ -40,6 +40,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // ETags are given deliberately: a report's version (private API), a cached body's hash (response cache).
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
   app.use(requestLog(logger, app));

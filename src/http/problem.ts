@@ -51,12 +51,23 @@ export function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
   };
 }
 
-/** Lists a limit's usage after the policies a response already names (one per limit). */
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** Every limit this request was counted against, in the order counted (GET /automation/me). */
+    rateLimits?: LimitUsage[];
+  }
+}
+
+/**
+ * Lists a limit's usage after the policies a response already names (one per limit, all in
+ * one syntax), and remembers it for the request. Every limiter and quota calls this.
+ */
 export function appendRateLimitHeaders(res: Response, usage: LimitUsage): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(usage))) {
     const previous = res.getHeader(name);
     res.setHeader(name, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value]);
   }
+  (res.locals.rateLimits ??= []).push(usage);
 }
 
 /** The problem a service's refusal is. */

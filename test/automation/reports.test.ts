@@ -122,8 +122,18 @@ describe('own reports and conditional updates', () => {
       const current = (await request(t.app).get(`/api/v1/automation/reports/${created.id}`).set(auth).expect(200)).headers.etag!;
       t.clock.advance(1000);
       const res = await put(created.id, body(created.merchant.id, { stage: 'CHECKOUT', experience: 'Got further this time' }), current).expect(200);
-      expect(res.body).toEqual({ id: created.id, status: 'PENDING', updatedAt: expect.any(String), unchanged: false });
+      expect(res.body).toEqual({
+        id: created.id,
+        status: 'PENDING',
+        updatedAt: expect.any(String),
+        unchanged: false,
+        url: `${TEST_BASE_URL}/api/v1/automation/reports/${created.id}`,
+        methodology: `${TEST_BASE_URL}/how-it-works`,
+        disclaimer: expect.stringContaining('Community-reported'),
+      });
       expect(res.body.updatedAt).not.toBe(created.updatedAt);
+      // The new version is the ETag, the If-Match of the next PUT.
+      expect(res.headers.etag).toBe(`"${res.body.updatedAt}"`);
       expect(await countFor()).toBe(before - 1);
       const row = await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id }, include: { evidence: true, revisions: true } });
       expect(row).toMatchObject({ status: 'PENDING', stage: 'CHECKOUT', experience: 'Got further this time' });
@@ -137,7 +147,16 @@ describe('own reports and conditional updates', () => {
       await approveReport(t.db.prisma, { reportId: created.id, actorId: null, now: t.clock.now() });
       const version = (await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.toISOString();
       const res = await put(created.id, body(created.merchant.id), `"${version}"`).expect(200);
-      expect(res.body).toEqual({ id: created.id, status: 'APPROVED', updatedAt: version, unchanged: true });
+      expect(res.body).toEqual({
+        id: created.id,
+        status: 'APPROVED',
+        updatedAt: version,
+        unchanged: true,
+        url: `${TEST_BASE_URL}/api/v1/automation/reports/${created.id}`,
+        methodology: `${TEST_BASE_URL}/how-it-works`,
+        disclaimer: expect.stringContaining('Community-reported'),
+      });
+      expect(res.headers.etag).toBe(`"${version}"`);
       expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.toISOString()).toBe(version);
     });
 

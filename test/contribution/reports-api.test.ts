@@ -42,8 +42,14 @@ describe('POST /api/v1/reports', () => {
         reviewUrl: `${TEST_BASE_URL}/reports/${res.body.id}/review`,
         updatedAt: expect.stringMatching(/Z$/),
         unchanged: false,
+        url: `${TEST_BASE_URL}/api/v1/automation/reports/${res.body.id}`,
+        methodology: `${TEST_BASE_URL}/how-it-works`,
+        disclaimer: expect.stringContaining('Community-reported'),
       });
       expect(res.headers['cache-control']).toBe('no-store');
+      // The API resource is where a key reads it; the version is its ETag (the If-Match of a PUT).
+      expect(res.headers.location).toBe(res.body.url);
+      expect(res.headers.etag).toBe(`"${res.body.updatedAt}"`);
       const row = await t.db.prisma.report.findUniqueOrThrow({ where: { id: res.body.id } });
       expect(row).toMatchObject({ status: 'PENDING', outcome: 'WORKS', outcomeSupplied: false, channel: 'AGENT_KEY', merchantId: merchant.id });
       expect(row.updatedAt.toISOString()).toBe(res.body.updatedAt);
@@ -224,7 +230,15 @@ describe('POST /api/v1/reports', () => {
     it('creates a report from our origin: 201 with id, status and reviewUrl', async () => {
       const browser = await signIn(t.app, mailer, 'browser@example.org');
       const res = await browser.post('/api/v1/reports').set('Origin', TEST_BASE_URL).send(body()).expect(201);
-      expect(res.body).toEqual({ id: expect.any(String), status: 'PENDING', reviewUrl: `${TEST_BASE_URL}/reports/${res.body.id}/review` });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        status: 'PENDING',
+        reviewUrl: `${TEST_BASE_URL}/reports/${res.body.id}/review`,
+        methodology: `${TEST_BASE_URL}/how-it-works`,
+        disclaimer: expect.stringContaining('Community-reported'),
+      });
+      // A person reads their report on its review page.
+      expect(res.headers.location).toBe(res.body.reviewUrl);
       expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id: res.body.id } })).channel).toBe('BROWSER');
     });
 

@@ -5,14 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemErrorHandler } from '../../src/http/middleware/errors.js';
 import { validationRefusal } from '../../src/errors.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
+import { accountWithKey } from '../setup/actors.js';
+import { anAgent } from '../factories/index.js';
 
 const PROBLEM = /^application\/problem\+json/;
 
 describe('API error bodies', () => {
   let t: TestApp;
+  let auth: Record<string, string>;
   beforeAll(async () => {
     t = await createTestApp();
+    ({ auth } = await accountWithKey(t, 'bodies@example.org', (await anAgent(t.db.prisma)).id));
   });
+
+  /** A private answer like any other: never stored, and counted against the key's limits. */
+  const expectPrivate = (res: request.Response) => {
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['ratelimit-policy']).toMatch(/"private:account"; q=\d+; w=60; pk=:[^:]+:, "private:address"/);
+  };
   afterAll(() => t.close());
 
   it('answers an unknown API path with a problem+json 404', async () => {
@@ -29,10 +39,12 @@ describe('API error bodies', () => {
   it('answers malformed JSON with a 400 problem', async () => {
     const res = await request(t.app)
       .post('/api/v1/reports')
+      .set(auth)
       .set('Content-Type', 'application/json')
       .send('{"adId": ')
       .expect(400);
     expect(res.headers['content-type']).toMatch(PROBLEM);
+    expectPrivate(res);
     expect(res.body).toMatchObject({ type: '/problems/malformed-json', status: 400 });
     expect(JSON.stringify(res.body)).not.toMatch(/Unexpected|SyntaxError|at /);
   });
@@ -45,13 +57,17 @@ describe('API error bodies', () => {
     };
     const tooLarge = await request(t.app)
       .post('/api/v1/reports')
+      .set(auth)
       .set('Content-Type', 'application/json')
       .send(body(16_385))
       .expect(413);
     expect(tooLarge.headers['content-type']).toMatch(PROBLEM);
+    expectPrivate(tooLarge);
+    // Without credentials nothing is read: the missing key is what the client must fix first.
+    await request(t.app).post('/api/v1/reports').set('Content-Type', 'application/json').send(body(16_385)).expect(401);
     expect(tooLarge.body).toMatchObject({ type: '/problems/payload-too-large', status: 413 });
     // Exactly at the limit the body is parsed; the route itself decides what follows.
-    const atLimit = await request(t.app).post('/api/v1/reports').set('Content-Type', 'application/json').send(body(16_384));
+    const atLimit = await request(t.app).post('/api/v1/reports').set(auth).set('Content-Type', 'application/json').send(body(16_384));
     expect(atLimit.status).not.toBe(413);
   });
 

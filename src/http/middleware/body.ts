@@ -1,5 +1,7 @@
-// JSON bodies of the contribution and automation endpoints.
-import type { RequestHandler } from 'express';
+// JSON bodies of the contribution and automation endpoints: read only after the request is
+// authenticated and counted, so that a refused body (413, malformed JSON) carries no-store and
+// the RateLimit headers like every other private answer.
+import express, { type RequestHandler } from 'express';
 import type { z } from 'zod';
 import { validationRefusal } from '../../errors.js';
 import { HttpProblem } from '../problem.js';
@@ -18,6 +20,12 @@ export const requireJson: RequestHandler = (req, _res, next) => {
     headers: { 'Accept-Post': 'application/json' },
   });
 };
+
+/** Largest accepted JSON body (spec section 8). */
+export const MAX_JSON_BODY_BYTES = 16_384;
+
+/** Parses an application/json body of at most MAX_JSON_BODY_BYTES (413 beyond, 400 when malformed). */
+export const parseJson: RequestHandler = express.json({ limit: MAX_JSON_BODY_BYTES, type: 'application/json', strict: true });
 
 export function validateBody<S extends z.ZodType>(schema: S): RequestHandler {
   return (req, res, next) => {

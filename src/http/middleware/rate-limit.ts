@@ -1,11 +1,12 @@
 // Rate limits as Express middleware, over the shared counters of modules/limits/counters.ts:
 // express-rate-limit over the exact store, and a hand-written middleware over the synced one.
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type Options } from 'express-rate-limit';
+import { rateLimit, type Options, type RateLimitInfo } from 'express-rate-limit';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
-import { PostgresRateLimitStore, SyncedRateLimitStore } from '../../modules/limits/counters.js';
-import { sendProblem } from '../problem.js';
+import type { LimitUsage } from '../../errors.js';
+import { partitionKey, PostgresRateLimitStore, SyncedRateLimitStore } from '../../modules/limits/counters.js';
+import { appendRateLimitHeaders, sendProblem } from '../problem.js';
 
 /**
  * The trusted client address (Express's req.ip). With TRUST_PROXY off that is the socket's
@@ -36,8 +37,8 @@ export interface LimitOptions {
   onSyncError?: (error: unknown) => void;
 }
 
-export function retryAfterSeconds(req: Request, now: Date): number {
-  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+function retryAfterSeconds(info: RateLimitInfo | undefined, now: Date): number {
+  const reset = info?.resetTime;
   return reset ? Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000)) : 60;
 }
 
@@ -48,13 +49,6 @@ function limitedProblem(res: Response, options: LimitOptions, retryAfter: number
     title: 'Too many requests',
     detail: `Limit of ${options.limit} requests per ${Math.round(options.windowMs / 1000)} seconds reached. Retry after ${retryAfter} seconds.`,
   });
-}
-
-/** Adds a field value after any this header already has (one policy per limiter). */
-function appendHeader(res: Response, name: string, value: string): void {
-  const previous = res.getHeader(name);
-  if (previous === undefined) res.setHeader(name, value);
-  else res.setHeader(name, [...(Array.isArray(previous) ? previous : [String(previous)]), value]);
 }
 
 /** A synced limiter: the middleware, and its decision alone (counted once per request). */
@@ -81,8 +75,14 @@ function syncedLimiter(options: LimitOptions): SyncedLimiter {
     if (typeof key !== 'string') throw new TypeError('a synced limiter needs a synchronous key');
     const { totalHits, resetTime, partition } = store.hit(key);
     const resetSeconds = Math.max(1, Math.ceil((resetTime.getTime() - options.clock.now().getTime()) / 1000));
-    appendHeader(res, 'RateLimit', `"${options.name}"; r=${Math.max(0, options.limit - totalHits)}; t=${resetSeconds}`);
-    appendHeader(res, 'RateLimit-Policy', `"${options.name}"; q=${options.limit}; w=${windowSeconds}; pk=:${partition}:`);
+    appendRateLimitHeaders(res, {
+      name: options.name,
+      limit: options.limit,
+      windowSeconds,
+      remaining: Math.max(0, options.limit - totalHits),
+      resetSeconds,
+      partition,
+    });
     const decision = totalHits <= options.limit ? 0 : resetSeconds;
     decisions.set(res, decision);
     return decision;
@@ -105,12 +105,32 @@ export function createLimiter(options: LimitOptions & { counting: 'synced' }): S
 export function createLimiter(options: LimitOptions): RequestHandler;
 export function createLimiter(options: LimitOptions): RequestHandler {
   if (options.counting === 'synced') return syncedLimiter(options);
-  return rateLimit({
+  const windowSeconds = Math.ceil(options.windowMs / 1000);
+  // RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers-08), written by us in
+  // the one syntax every limit uses, with the service's clock.
+  // Each limiter keeps its count under its own name: a skipped one (which counts nothing) must
+  // not report another's.
+  const property = `rateLimit:${options.name}`;
+  const infoOf = (req: Request) => (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
+  const record = (req: Request, res: Response) => {
+    const info = infoOf(req);
+    if (!info) return;
+    const usage: LimitUsage = {
+      name: options.name,
+      limit: options.limit,
+      windowSeconds,
+      remaining: Math.max(0, info.remaining),
+      resetSeconds: info.resetTime ? Math.max(1, Math.ceil((info.resetTime.getTime() - options.clock.now().getTime()) / 1000)) : windowSeconds,
+      partition: partitionKey(info.key),
+    };
+    appendRateLimitHeaders(res, usage);
+  };
+  const limiter = rateLimit({
     windowMs: options.windowMs,
     limit: options.limit,
-    // RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers-08).
-    standardHeaders: 'draft-8',
+    standardHeaders: false,
     legacyHeaders: false,
+    requestPropertyName: property,
     identifier: options.name,
     store: new PostgresRateLimitStore(options.pool, options.clock, options.name),
     keyGenerator: options.keyGenerator,
@@ -118,10 +138,18 @@ export function createLimiter(options: LimitOptions): RequestHandler {
     // The key generators use the trusted client address deliberately (TRUST_PROXY).
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
     handler: (req, res) => {
-      const retryAfter = retryAfterSeconds(req, options.clock.now());
+      record(req, res);
+      const retryAfter = retryAfterSeconds(infoOf(req), options.clock.now());
       res.setHeader('Retry-After', String(retryAfter));
       if (options.onLimited) options.onLimited(req, res, retryAfter);
       else limitedProblem(res, options, retryAfter);
     },
   });
+  return (req, res, next) => {
+    void limiter(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      record(req, res);
+      next();
+    });
+  };
 }

@@ -1,7 +1,7 @@
 // The JSON API, mounted at /api. Each audience (public, contribution, automation) mounts
 // its router under /v1 here; everything unknown under /api is a problem+json 404, and every
 // error below becomes problem+json.
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
@@ -17,9 +17,6 @@ import { openApiRouter } from './openapi.js';
 import { bearerAuth, refusedKeyCounter } from '../middleware/bearer.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
 import type { Logger } from '../../logger.js';
-
-/** Largest accepted JSON body (spec section 8). */
-export const MAX_JSON_BODY_BYTES = 16_384;
 
 export interface ApiDeps {
   baseUrl: string;
@@ -42,7 +39,6 @@ const MINUTE = 60_000;
 
 export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
-  router.use(express.json({ limit: MAX_JSON_BODY_BYTES, type: 'application/json', strict: true }));
   router.use('/v1', openApiRouter(deps));
   router.use('/v1/automation', deps.compress);
   const publicLimiter = createLimiter({

@@ -8,11 +8,13 @@ import {
   ownReports,
   queue,
   replaceReport,
+  whoami,
   type AutomationDeps,
   type KeyScope,
 } from '../../modules/automation/automation.service.js';
-import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
-import { requireJson, validateBody } from '../middleware/body.js';
+import { notice } from '../../modules/directory/notice.js';
+import { reportReplacement, type ReportReplacement } from '../../modules/reports/submission.schema.js';
+import { parseJson, requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { validateQuery } from '../middleware/validate.js';
 import { appendRateLimitHeaders } from '../problem.js';
@@ -29,6 +31,9 @@ const privateResponse: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/** A report's version, as its ETag and If-Match name it: the quoted updatedAt. */
+export const versionTag = (updatedAt: string) => `"${updatedAt}"`;
+
 export function automationRouter(deps: AutomationRouterDeps): Router {
   const router = Router();
   router.use(privateResponse, refuseKeyInQuery, deps.bearer, ...deps.privateLimiters);
@@ -36,6 +41,11 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
     const key = res.locals.agentKey!;
     return { accountId: key.accountId, agentId: key.agentId };
   };
+
+  router.get('/me', async (_req, res) => {
+    const key = res.locals.agentKey!;
+    res.json(await whoami(deps, { ...scope(res), keyId: key.keyId }, res.locals.rateLimits ?? []));
+  });
 
   router.get('/queue', validateQuery(queueQuery), async (_req, res) => {
     res.json(await queue(deps, scope(res), res.locals.query as QueueQuery, deps.clock.now()));
@@ -48,18 +58,18 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
     const report = await ownReportById(deps, scope(res), req.params.id);
     // The version to send back as If-Match.
-    res.set('ETag', `"${report.updatedAt}"`).json(report);
+    res.set('ETag', versionTag(report.updatedAt)).json(report);
   });
 
-  router.put('/reports/:id', requireJson, validateBody(reportSubmission), async (req: Request<{ id: string }>, res) => {
+  router.put('/reports/:id', requireJson, parseJson, validateBody(reportReplacement), async (req: Request<{ id: string }>, res) => {
     const { usage, ...result } = await replaceReport(deps, scope(res), {
       id: req.params.id,
       ifMatch: req.get('if-match'),
-      body: res.locals.body as ReportSubmission,
+      body: res.locals.body as ReportReplacement,
       now: deps.clock.now(),
     });
     if (usage) appendRateLimitHeaders(res, usage);
-    res.set('ETag', `"${result.updatedAt}"`).json(result);
+    res.set('ETag', versionTag(result.updatedAt)).json({ ...result, ...notice(deps) });
   });
 
   return router;

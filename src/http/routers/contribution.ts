@@ -5,9 +5,11 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
 import { reviewUrl, submitReport, type SubmissionDeps, type Submitter } from '../../modules/reports/submissions.service.js';
+import { notice, ownReportApiUrl } from '../../modules/directory/notice.js';
+import { versionTag } from './automation.js';
 import { loadSessionAccount } from '../middleware/auth.js';
 import { hasBearer } from '../middleware/bearer.js';
-import { requireJson, validateBody } from '../middleware/body.js';
+import { parseJson, requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { requireSameOrigin } from '../middleware/origin.js';
 import { hasSessionCookie } from '../middleware/session.js';
@@ -88,6 +90,7 @@ export function contributionRouter(deps: ContributionDeps): Router {
     refuseKeyInQuery,
     authenticate(deps),
     requireJson,
+    parseJson,
     validateBody(reportSubmission),
     async (_req, res) => {
       const body = res.locals.body as ReportSubmission;
@@ -98,16 +101,20 @@ export function contributionRouter(deps: ContributionDeps): Router {
       const result = await submitReport(deps, body, submitter, deps.clock.now());
       if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
       const { report } = result;
+      const bearer = submitter.channel === 'AGENT_KEY';
       const review = reviewUrl(deps.baseUrl, report.id);
+      // For a key the report's resource is the automation API's; a person reads the review page.
+      const resource = bearer ? ownReportApiUrl(deps, report.id) : review;
       const answer = {
         id: report.id,
         status: report.status,
         reviewUrl: review,
-        ...(submitter.channel === 'AGENT_KEY' ? { updatedAt: report.updatedAt.toISOString() } : {}),
-        ...(submitter.channel === 'AGENT_KEY' || result.kind === 'unchanged' ? { unchanged: result.kind === 'unchanged' } : {}),
+        ...(bearer ? { updatedAt: report.updatedAt.toISOString(), url: resource } : {}),
+        ...(bearer || result.kind === 'unchanged' ? { unchanged: result.kind === 'unchanged' } : {}),
+        ...notice(deps),
       };
-      if (result.kind === 'created') res.status(201).location(review);
-      res.json(answer);
+      if (result.kind === 'created') res.status(201).location(resource);
+      res.set('ETag', versionTag(report.updatedAt.toISOString())).json(answer);
     },
   );
 

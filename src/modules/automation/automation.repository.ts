@@ -53,14 +53,14 @@ const listSelect = {
   ...ownSelect,
   createdAt: true,
   moderationFeedback: true,
-  merchant: { select: { id: true, slug: true, name: true } },
+  merchant: { select: { id: true, slug: true, name: true, categoryRef: { select: { name: true, slug: true } } } },
   _count: { select: { evidence: true } },
 } as const;
 
 export type OwnListedReport = OwnReportRow & {
   createdAt: Date;
   moderationFeedback: string | null;
-  merchant: { id: string; slug: string; name: string };
+  merchant: { id: string; slug: string; name: string; category: { name: string; slug: string } | null };
   screenshotCount: number;
 };
 
@@ -68,7 +68,7 @@ const toListed = (r: Prisma.ReportGetPayload<{ select: typeof listSelect }>): Ow
   ...toOwnReport(r),
   createdAt: r.createdAt,
   moderationFeedback: r.moderationFeedback,
-  merchant: r.merchant,
+  merchant: { id: r.merchant.id, slug: r.merchant.slug, name: r.merchant.name, category: r.merchant.categoryRef },
   screenshotCount: r._count.evidence,
 });
 

@@ -3,10 +3,11 @@
 import type { PrismaClient } from '../../db/client.js';
 import { invalidField, invalidInput, invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
-import { merchantApiUrl, merchantPageUrl, type Links } from '../directory/notice.js';
+import { categoryInfoOf, merchantApiUrl, merchantPageUrl, notice, ownReportApiUrl, type Links } from '../directory/notice.js';
+import { findActiveAgentById, findOwnKey } from '../keys/keys.repository.js';
 import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent } from '../reports/content.js';
-import type { ReportSubmission } from '../reports/submission.schema.js';
+import { submissionOf, type ReportReplacement } from '../reports/submission.schema.js';
 import { checkTargets, isFutureTestDate, reviewUrl } from '../reports/submissions.service.js';
 import { findOwnReportById } from '../reports/submissions.repository.js';
 import type { CursorCodec } from './cursor.js';
@@ -34,6 +35,35 @@ export interface KeyScope {
   agentId: string;
 }
 
+/**
+ * GET /api/v1/automation/me: who this key is. The key's agent (its id is the agentId every
+ * report of this key must carry), the key itself (never its secret), the account's public
+ * handle (accounts have none yet: null; never the e-mail), and every limit that applies, with
+ * what remains: `counted` are the limits this request was counted against, the submission
+ * quota is read without counting.
+ */
+export async function whoami(
+  deps: AutomationDeps,
+  key: KeyScope & { keyId: string },
+  counted: readonly LimitUsage[],
+) {
+  const [agent, row, submissions] = await Promise.all([
+    findActiveAgentById(deps.prisma, key.agentId),
+    findOwnKey(deps.prisma, key.accountId, key.keyId),
+    deps.agentQuota.usage(key.accountId),
+  ]);
+  // The bearer check found both a moment ago; gone now means revoked or deactivated meanwhile.
+  if (!agent || !row) throw notFound('This key no longer exists.', 'Key not found');
+  const limit = ({ partition: _partition, ...usage }: LimitUsage) => usage;
+  return {
+    agent: { id: agent.id, slug: agent.slug, name: agent.name },
+    account: { handle: null },
+    key: { id: row.id, prefix: row.displayPrefix, createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString() },
+    limits: [...counted, submissions].map(limit),
+    ...notice(deps),
+  };
+}
+
 const DAY_MS = 86_400_000;
 
 export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQuery, now: Date) {
@@ -56,7 +86,9 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
       slug: row.slug,
       name: row.name,
       website: row.website,
+      // Kept for existing clients; categoryInfo is the shape merchant records use.
       category: row.categorySlug ? { name: row.categoryName!, slug: row.categorySlug } : null,
+      categoryInfo: categoryInfoOf(deps, row.categorySlug ? { name: row.categoryName!, slug: row.categorySlug } : null),
       profileUrl: merchantPageUrl(deps, row.slug),
       apiUrl: merchantApiUrl(deps, row.slug),
       ...(row.reportId
@@ -64,18 +96,28 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
         : {}),
     })),
     nextCursor: rows.length > query.limit && last ? deps.queueCursors.encode(last.id, filters) : null,
+    ...notice(deps),
   };
 }
 
+/**
+ * One own report, in the shape it is written (every field of spec 2.1 by its name, absent ones
+ * null) plus what the server keeps: id, status, version, feedback, the merchant. Sent back
+ * unchanged with PUT it is an `unchanged` no-op.
+ */
 export function ownReportView(links: Links, r: OwnListedReport) {
+  const { category, ...merchant } = r.merchant;
   return {
     id: r.id,
-    merchant: { ...r.merchant, url: merchantApiUrl(links, r.merchant.slug) },
+    adId: r.merchant.id,
     agentId: r.agentId,
+    privacy: true as const,
+    merchant: { ...merchant, url: merchantApiUrl(links, merchant.slug), categoryInfo: categoryInfoOf(links, category) },
     status: r.status,
     moderationFeedback: r.moderationFeedback,
     updatedAt: r.updatedAt.toISOString(),
     createdAt: r.createdAt.toISOString(),
+    url: ownReportApiUrl(links, r.id),
     reviewUrl: reviewUrl(links.baseUrl, r.id),
     screenshotCount: r.screenshotCount,
     capabilityResults: r.content.capabilityResults,
@@ -100,13 +142,14 @@ export async function ownReports(deps: AutomationDeps, scope: KeyScope, query: O
   return {
     items: page.map((r) => ownReportView(deps, r)),
     nextCursor: rows.length > query.limit && last ? deps.reportCursors.encode(last.id, filters) : null,
+    ...notice(deps),
   };
 }
 
 export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: string) {
   const report = UUID_PATTERN.test(id) ? await ownReport(deps.prisma, { ...scope, id: id.toLowerCase() }) : null;
   if (!report) throw notFound('This account has no report with this id for this agent.');
-  return ownReportView(deps, report);
+  return { ...ownReportView(deps, report), ...notice(deps) };
 }
 
 /** The version an If-Match header names: the report's updatedAt, quoted or not. */
@@ -130,8 +173,8 @@ const stale = (updatedAt: Date) =>
 export async function replaceReport(
   deps: AutomationDeps,
   scope: KeyScope,
-  input: { id: string; ifMatch: string | undefined; body: ReportSubmission; now: Date },
-): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; usage?: LimitUsage }> {
+  input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
+): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; url: string; usage?: LimitUsage }> {
   const version = parseIfMatch(input.ifMatch);
   if (version === undefined) {
     throw new Refusal({
@@ -150,18 +193,24 @@ export async function replaceReport(
   if (unchangeable.length > 0) {
     throw invalidInput(unchangeable.map((field) => ({ pointer: `#/${field}`, detail: 'cannot change' })), 'body');
   }
-  if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
-  const content = contentOf(input.body);
+  // A status is accepted only as read: a client never sets one (spec 5 rule 9).
+  if (input.body.status !== undefined && input.body.status !== existing.status) {
+    throw invalidField('status', `is set by moderation and cannot be sent: it is ${existing.status} now. Leave it out, or send it as read.`);
+  }
+  const body = submissionOf(input.body);
+  if (isFutureTestDate(body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
+  const content = contentOf(body);
   const answer = (status: string, updatedAt: Date, unchanged: boolean) => ({
     id: existing.id,
     status,
     updatedAt: updatedAt.toISOString(),
     unchanged,
+    url: ownReportApiUrl(deps, existing.id),
   });
   // Identical content writes nothing, whatever version was named: a retried PUT is harmless.
   if (sameContent(existing.content, content)) return answer(existing.status, existing.updatedAt, true);
   if (version === null || version.getTime() !== existing.updatedAt.getTime()) throw stale(existing.updatedAt);
-  await checkTargets(deps.prisma, input.body, { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId });
+  await checkTargets(deps.prisma, body, { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId });
 
   const usage = await deps.agentQuota.consume(scope.accountId);
   try {

@@ -29,3 +29,9 @@ export const merchantPageUrl = ({ baseUrl }: Links, slug: string) => `${baseUrl}
 export const merchantApiUrl = ({ baseUrl }: Links, slug: string) => `${baseUrl}/api/v1/merchants/${slug}`;
 export const agentMerchantsApiUrl = ({ baseUrl }: Links, slug: string) => `${baseUrl}/api/v1/agents/${slug}/merchants`;
 export const reportApiUrl = ({ baseUrl }: Links, id: string) => `${baseUrl}/api/v1/reports/${id}`;
+export const ownReportApiUrl = ({ baseUrl }: Links, id: string) => `${baseUrl}/api/v1/automation/reports/${id}`;
+
+/** A merchant's canonical category, in the one shape every response gives it (categoryInfo). */
+export function categoryInfoOf(links: Links, category: { name: string; slug: string } | null) {
+  return category ? { name: category.name, slug: category.slug, url: categoryPageUrl(links, category.slug) } : null;
+}

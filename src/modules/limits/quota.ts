@@ -14,6 +14,8 @@ export interface Quota {
   consume(key: string): Promise<LimitUsage>;
   /** Gives back a use that turned out not to write (a lost race). */
   refund(key: string): Promise<void>;
+  /** How much of the quota `key` has used, counting nothing. */
+  usage(key: string): Promise<LimitUsage>;
 }
 
 export function createQuota(options: {
@@ -27,18 +29,23 @@ export function createQuota(options: {
   const store = new PostgresRateLimitStore(options.pool, options.clock, options.name);
   store.init({ windowMs: options.windowMs } as Parameters<typeof store.init>[0]);
   const windowSeconds = Math.round(options.windowMs / 1000);
+  const usageOf = (key: string, totalHits: number, resetTime: Date | undefined): LimitUsage => ({
+    name: options.name,
+    limit: options.limit,
+    windowSeconds,
+    remaining: Math.max(0, options.limit - totalHits),
+    resetSeconds: resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - options.clock.now().getTime()) / 1000)) : windowSeconds,
+    partition: partitionKey(key),
+  });
   return {
+    async usage(key) {
+      const info = await store.get(key);
+      return usageOf(key, info?.totalHits ?? 0, info?.resetTime);
+    },
     async consume(key) {
       const { totalHits, resetTime } = await store.increment(key);
-      const resetSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? 0) - options.clock.now().getTime()) / 1000));
-      const usage: LimitUsage = {
-        name: options.name,
-        limit: options.limit,
-        windowSeconds,
-        remaining: Math.max(0, options.limit - totalHits),
-        resetSeconds,
-        partition: partitionKey(key),
-      };
+      const usage = usageOf(key, totalHits, resetTime);
+      const { resetSeconds } = usage;
       if (totalHits > options.limit) {
         await store.decrement(key);
         throw new Refusal({

@@ -8,7 +8,7 @@ import { summarize } from '../aggregation/summaries.service.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
   agentPageUrl,
-  categoryPageUrl,
+  categoryInfoOf,
   merchantApiUrl,
   merchantPageUrl,
   PAGE_SIZE,
@@ -124,10 +124,7 @@ function merchantView(links: Links, row: MerchantRow, agents: AgentSummaryView[]
     url: merchantApiUrl(links, row.slug),
     profileUrl: merchantPageUrl(links, row.slug),
     category: row.category,
-    categoryInfo:
-      row.categorySlug && row.categoryName
-        ? { name: row.categoryName, slug: row.categorySlug, url: categoryPageUrl(links, row.categorySlug) }
-        : null,
+    categoryInfo: categoryInfoOf(links, row.categorySlug && row.categoryName ? { name: row.categoryName, slug: row.categorySlug } : null),
     serviceRegions: row.serviceRegions,
     sponsored,
     placement: sponsored ? row.sponsorshipPlacement : null,

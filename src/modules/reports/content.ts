@@ -13,8 +13,8 @@ export interface ReportContent {
   agentVersion: string | null;
   region: string | null;
   task: string | null;
-  stage: ReportSubmission['stage'] | null;
-  failureReason: ReportSubmission['failureReason'] | null;
+  stage: NonNullable<ReportSubmission['stage']> | null;
+  failureReason: NonNullable<ReportSubmission['failureReason']> | null;
   humanIntervention: boolean | null;
 }
 
@@ -39,7 +39,7 @@ export function contentOf(body: ReportSubmission): ReportContent {
     capabilityResults,
     // The schema requires a task result when the overall outcome is absent.
     outcome: body.outcome ?? deriveOutcome(capabilityResults) ?? 'UNSURE',
-    outcomeSupplied: body.outcome !== undefined,
+    outcomeSupplied: body.outcome != null,
     experience: body.experience?.trim() ? body.experience : null,
     testedAt: body.testedAt ?? null,
     agentVersion: body.agentVersion ?? null,
@@ -51,7 +51,9 @@ export function contentOf(body: ReportSubmission): ReportContent {
   };
 }
 
-const canonical = (content: ReportContent) =>
+// Whether the overall outcome was given or derived does not make two reports differ: one
+// sent back as it was read (the derived outcome now given) says the same thing.
+const canonical = ({ outcomeSupplied: _supplied, ...content }: ReportContent) =>
   JSON.stringify(content, (_key, value: unknown) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))

@@ -28,35 +28,87 @@ export const calendarDate = z
   }, 'must be a real calendar date')
   .refine((value) => value >= EARLIEST_TEST_DATE, `must be ${EARLIEST_TEST_DATE} or later`);
 
-export const reportSubmission = z
+/** The fields of spec 2.1. */
+const reportFields = {
+  adId: z.uuid('must be a merchant id').describe('Merchant id, from the merchants endpoints. Cannot change later.'),
+  agentId: z.uuid('must be an agent id').describe('Agent id, from the agents endpoint (GET /api/v1/automation/me names a key\'s own). Cannot change later.'),
+  privacy: z
+    .literal(true, { error: `must be true, confirming that ${PRIVACY_CONDITIONS.join('; ')}` })
+    .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}.`),
+  capabilityResults: z
+    .strictObject(Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).optional()])) as Record<(typeof TASKS)[number], z.ZodOptional<z.ZodEnum<{ [K in OutcomeKey]: K }>>>)
+    .optional()
+    .describe('Outcome per attempted task; unattempted tasks are absent.'),
+  outcome: z.enum(OUTCOMES).optional().describe('Overall outcome; derived from capabilityResults when omitted.'),
+  experience: z
+    .string()
+    .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
+    .superRefine(storable({ multiline: true }))
+    .optional()
+    .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters.`),
+  testedAt: calendarDate.optional().describe('Date of the test, a UTC calendar day written YYYY-MM-DD, not in the future.'),
+  agentVersion: text(100).optional().describe('The agent\'s version, as its vendor names it.'),
+  region: text(100).optional().describe('Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given).'),
+  task: text(500).optional().describe('What the agent was asked to do, in a sentence.'),
+  stage: z.enum(STAGES).optional().describe('Furthest stage reached.'),
+  failureReason: z.enum(FAILURE_REASONS).optional(),
+  humanIntervention: z.boolean().optional().describe('Whether a person had to step in.'),
+};
+
+const hasResult = (body: { outcome?: unknown; capabilityResults?: Record<string, unknown> | null }) =>
+  body.outcome != null || Object.values(body.capabilityResults ?? {}).some((v) => v != null);
+const RESULT_RULE = { path: ['outcome'], message: 'give at least one capabilityResults entry or an overall outcome' };
+
+export const reportSubmission = z.strictObject(reportFields).refine(hasResult, RESULT_RULE).meta({ id: 'ReportSubmission' });
+
+/** What the server sets on a report: sent back as read, they are accepted and ignored. */
+const ignored = (what: string) => z.unknown().optional().describe(`Ignored: ${what}, set by the server.`);
+
+
+/**
+ * The body of PUT /api/v1/automation/reports/:id: a complete replacement (spec 2.1). A report
+ * exactly as GET /api/v1/automation/reports/:id returned it is accepted as is: the read-only
+ * fields of that shape are ignored (a client never sets a status or an author).
+ */
+export const reportReplacement = z
   .strictObject({
-    adId: z.uuid('must be a merchant id').describe('Merchant id, from the merchants endpoints. Cannot change later.'),
-    agentId: z.uuid('must be an agent id').describe('Agent id, from the agents endpoint. Cannot change later.'),
-    privacy: z
-      .literal(true, { error: `must be true, confirming that ${PRIVACY_CONDITIONS.join('; ')}` })
-      .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}.`),
-    capabilityResults: z
-      .strictObject(Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).optional()])) as Record<(typeof TASKS)[number], z.ZodOptional<z.ZodEnum<{ [K in OutcomeKey]: K }>>>)
+    // Spec 2.1's fields; an optional one may also be null ("not given"), as a read shows it.
+    adId: reportFields.adId,
+    agentId: reportFields.agentId,
+    privacy: reportFields.privacy,
+    capabilityResults: reportFields.capabilityResults.unwrap().nullable().optional(),
+    outcome: reportFields.outcome.unwrap().nullable().optional(),
+    experience: reportFields.experience.unwrap().nullable().optional(),
+    testedAt: reportFields.testedAt.unwrap().nullable().optional(),
+    agentVersion: reportFields.agentVersion.unwrap().nullable().optional(),
+    region: reportFields.region.unwrap().nullable().optional(),
+    task: reportFields.task.unwrap().nullable().optional(),
+    stage: reportFields.stage.unwrap().nullable().optional(),
+    failureReason: reportFields.failureReason.unwrap().nullable().optional(),
+    humanIntervention: reportFields.humanIntervention.unwrap().nullable().optional(),
+    id: ignored('the report id (the path names it)'),
+    status: z
+      .enum(['PENDING', 'APPROVED', 'REJECTED'])
       .optional()
-      .describe('Outcome per attempted task; unattempted tasks are absent.'),
-    outcome: z.enum(OUTCOMES).optional().describe('Overall outcome; derived from capabilityResults when omitted.'),
-    experience: z
-      .string()
-      .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
-      .superRefine(storable({ multiline: true }))
-      .optional(),
-    testedAt: calendarDate.optional().describe('Date of the test (YYYY-MM-DD), not in the future.'),
-    agentVersion: text(100).optional(),
-    region: text(100).optional(),
-    task: text(500).optional(),
-    stage: z.enum(STAGES).optional().describe('Furthest stage reached.'),
-    failureReason: z.enum(FAILURE_REASONS).optional(),
-    humanIntervention: z.boolean().optional(),
+      .describe('Accepted only as read: a client never sets a moderation status (400 when it differs from the current one).'),
+    updatedAt: ignored('the version (send it as If-Match)'),
+    createdAt: ignored('the creation time'),
+    moderationFeedback: ignored("the moderator's feedback"),
+    merchant: ignored('the merchant, as adId names it'),
+    url: ignored('the API address of the report'),
+    reviewUrl: ignored('the review page'),
+    screenshotCount: ignored('the number of screenshots (kept on every replacement)'),
+    methodology: ignored('the methodology link'),
+    disclaimer: ignored('the disclaimer'),
   })
-  .refine(
-    (body) => body.outcome !== undefined || Object.values(body.capabilityResults ?? {}).some((v) => v !== undefined),
-    { path: ['outcome'], message: 'give at least one capabilityResults entry or an overall outcome' },
-  )
-  .meta({ id: 'ReportSubmission' });
+  .refine(hasResult, RESULT_RULE)
+  .meta({ id: 'ReportReplacement' });
 
 export type ReportSubmission = z.output<typeof reportSubmission>;
+export type ReportReplacement = z.output<typeof reportReplacement>;
+
+/** A replacement as the submission it stands for: null fields absent, read-only fields dropped. */
+export function submissionOf(body: ReportReplacement): ReportSubmission {
+  const { id: _id, status: _status, updatedAt: _u, createdAt: _c, moderationFeedback: _f, merchant: _m, url: _url, reviewUrl: _r, screenshotCount: _s, methodology: _me, disclaimer: _d, ...fields } = body;
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null)) as ReportSubmission;
+}

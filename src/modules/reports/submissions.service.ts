@@ -39,11 +39,11 @@ export type WithinTransaction = (tx: Parameters<Parameters<PrismaClient['$transa
 export const reviewUrl = (baseUrl: string, id: string) => `${baseUrl}/reports/${id}/review`;
 
 /** Test dates may run a day ahead of UTC: it is already tomorrow in some time zones. */
-export function isFutureTestDate(testedAt: string | undefined, now: Date): boolean {
-  return testedAt !== undefined && testedAt > new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
+export function isFutureTestDate(testedAt: string | null | undefined, now: Date): boolean {
+  return testedAt != null && testedAt > new Date(now.getTime() + 24 * 3600_000).toISOString().slice(0, 10);
 }
 
-function assertNotFuture(testedAt: string | undefined, now: Date): void {
+function assertNotFuture(testedAt: string | null | undefined, now: Date): void {
   if (isFutureTestDate(testedAt, now)) throw invalidField('testedAt', 'must not be in the future');
 }
 
