@@ -14,6 +14,8 @@ import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
 import { apiRouter } from './http/routers/api.js';
 import { htmlErrorHandler, htmlNotFound } from './http/middleware/html-errors.js';
+import { apiGuards } from './http/middleware/guards.js';
+import { mcpRouter } from './http/routers/mcp.js';
 import { pagesRouter } from './http/routers/pages.js';
 import { sessionMiddleware } from './http/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -59,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
 
   const session = sessionMiddleware(deps.pool, config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
+  const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger });
   app.use(
     '/api',
     apiSecurityHeaders(config),
@@ -66,13 +69,28 @@ export function createApp(deps: AppDeps): Express {
       baseUrl: config.baseUrl,
       origin: config.origin,
       prisma: deps.prisma,
-      pool: deps.pool,
       clock: deps.clock,
       limits: config.limits,
       session,
       quotas,
       responses,
       compress,
+      guards,
+      cursorSecret: config.sessionSecret,
+    }),
+  );
+
+  // The same services for MCP clients (Streamable HTTP, stateless), behind the same guards.
+  app.use(
+    '/mcp',
+    apiSecurityHeaders(config),
+    mcpRouter({
+      baseUrl: config.baseUrl,
+      prisma: deps.prisma,
+      clock: deps.clock,
+      limits: config.limits,
+      quotas,
+      guards,
       logger,
       cursorSecret: config.sessionSecret,
     }),

@@ -5,24 +5,20 @@ import { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
-import type pg from 'pg';
 import type { Config } from '../../config/env.js';
-import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
 import { automationRouter } from './automation.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
-import { bearerAuth, refusedKeyCounter } from '../middleware/bearer.js';
+import type { ApiGuards } from '../middleware/guards.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
-import type { Logger } from '../../logger.js';
 
 export interface ApiDeps {
   baseUrl: string;
   origin: string;
   prisma: PrismaClient;
-  pool: pg.Pool;
   clock: Clock;
   limits: Config['limits'];
   session: RequestHandler;
@@ -30,53 +26,16 @@ export interface ApiDeps {
   responses: ResponseCache;
   /** Compression, for the answers the response cache does not serve. */
   compress: RequestHandler;
-  logger: Logger;
+  guards: ApiGuards;
   /** Signs pagination cursors. */
   cursorSecret: string;
 }
-
-const MINUTE = 60_000;
 
 export function apiRouter(deps: ApiDeps): Router {
   const router = Router();
   router.use('/v1', openApiRouter(deps));
   router.use('/v1/automation', deps.compress);
-  const publicLimiter = createLimiter({
-    pool: deps.pool,
-    clock: deps.clock,
-    name: 'public',
-    limit: deps.limits.publicPerMinute,
-    windowMs: 60_000,
-    keyGenerator: clientAddress,
-    counting: 'synced',
-    onSyncError: (error) => deps.logger.warn({ err: error }, 'public rate-limit counters could not be synced'),
-  });
-  // Private requests (bearer reports and automation): per account, and per trusted address.
-  const privateLimiters = [
-    createLimiter({
-      pool: deps.pool,
-      clock: deps.clock,
-      name: 'private:account',
-      limit: deps.limits.privatePerMinute,
-      windowMs: MINUTE,
-      keyGenerator: (_req, res) => res.locals.agentKey?.accountId ?? 'unknown',
-    }),
-    createLimiter({
-      pool: deps.pool,
-      clock: deps.clock,
-      name: 'private:address',
-      limit: deps.limits.privateAddressPerMinute,
-      windowMs: MINUTE,
-      keyGenerator: clientAddress,
-      counting: 'synced',
-      onSyncError: (error) => deps.logger.warn({ err: error }, 'private ingress counters could not be synced'),
-    }),
-  ];
-  const bearer = bearerAuth({
-    prisma: deps.prisma,
-    clock: deps.clock,
-    failures: refusedKeyCounter(deps.pool, deps.clock, deps.limits.failedKeysPerAddressPerMinute),
-  });
+  const { publicLimiter, privateLimiters, bearer } = deps.guards;
   const submissions = {
     prisma: deps.prisma,
     baseUrl: deps.baseUrl,
