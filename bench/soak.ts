@@ -625,7 +625,7 @@ async function changeReport(w: KeyWorker, report: SoakReport) {
     report.changedPuts++;
     noteVersion(report, answer?.updatedAt);
   } else if (a.status === 409) {
-    if (answer?.type !== '/problems/stale-version') fail('contract', op, `PUT ${path}`, w.account.from, a, `409 is not stale-version: ${a.text().slice(0, 300)}`);
+    if (!String(answer?.type).endsWith('/problems/stale-version')) fail('contract', op, `PUT ${path}`, w.account.from, a, `409 is not stale-version: ${a.text().slice(0, 300)}`);
     noteVersion(report, answer?.updatedAt);
   }
 }
@@ -656,7 +656,7 @@ async function stalePut(w: KeyWorker, report: SoakReport) {
   }
   const answer = a.json<{ updatedAt?: string; type?: string }>();
   if (a.status === 409) {
-    if (answer?.type !== '/problems/stale-version') fail('contract', op, `PUT ${path}`, w.account.from, a, `409 is not stale-version: ${a.text().slice(0, 300)}`);
+    if (!String(answer?.type).endsWith('/problems/stale-version')) fail('contract', op, `PUT ${path}`, w.account.from, a, `409 is not stale-version: ${a.text().slice(0, 300)}`);
     noteVersion(report, answer?.updatedAt);
   } else if (a.status === 200) {
     // Already a failure (unexpected status); keep the model in step with what was stored.
@@ -682,7 +682,7 @@ async function changedDuplicatePost(w: KeyWorker, report: SoakReport) {
   const a = await bearer(w, op, 'POST', '/api/v1/reports', newBody(report.merchantId, report.agentId), [409]);
   if (!a || a.status !== 409) return;
   const answer = a.json<{ reportId?: string; type?: string; updatedAt?: string }>();
-  if (answer?.reportId !== report.id || answer.type !== '/problems/duplicate-report') {
+  if (answer?.reportId !== report.id || !String(answer.type).endsWith('/problems/duplicate-report')) {
     fail('contract', op, 'POST /api/v1/reports', w.account.from, a, `duplicate of ${report.id} answered ${a.text().slice(0, 300)}`);
   }
   noteVersion(report, answer?.updatedAt);

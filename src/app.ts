@@ -58,6 +58,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
+  // Problem types are absolute addresses under it (http/problem.ts).
+  app.locals.baseUrl = config.baseUrl;
 
   const session = sessionMiddleware(deps.pool, config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);

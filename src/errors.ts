@@ -3,6 +3,7 @@
 // these and never speak HTTP; the HTTP layer maps each kind to its status and writes the
 // problem+json body (http/problem.ts) or the error page.
 import type { z } from 'zod';
+import type { ProblemCode } from './problem-types.js';
 
 export type RefusalKind =
   | 'invalid'
@@ -36,8 +37,8 @@ export interface LimitUsage {
 
 export interface RefusalInit {
   kind: RefusalKind;
-  /** Stable lowercase-hyphenated code; the problem `type` is `/problems/<code>`. */
-  code: string;
+  /** Stable code, described in src/problem-types.ts; the problem `type` is `<base>/problems/<code>`. */
+  code: ProblemCode;
   title: string;
   detail?: string;
   errors?: FieldError[];

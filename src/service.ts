@@ -81,7 +81,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
     await versions.close();
     throw error;
   }
-  answerClientErrors(server);
+  answerClientErrors(server, config.baseUrl);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

@@ -3,13 +3,14 @@
 // only the HTTP layer refuses (credentials, origins, media types).
 import type { Response } from 'express';
 import type { FieldError, LimitUsage, Refusal, RefusalKind } from '../errors.js';
+import { problemTypeUrl, type ProblemCode } from '../problem-types.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export interface ProblemInit {
   status: number;
-  /** Stable lowercase-hyphenated code; the problem `type` is `/problems/<code>`. */
-  code: string;
+  /** Stable code, described in src/problem-types.ts; the problem `type` is `<base>/problems/<code>`. */
+  code: ProblemCode;
   title: string;
   detail?: string;
   errors?: FieldError[];
@@ -84,15 +85,31 @@ export function problemOf(refusal: Refusal): ProblemInit {
   };
 }
 
-export function problemBody(init: ProblemInit): Record<string, unknown> {
+/**
+ * The problem+json body. `type` is absolute and resolves to the problem's page; `instance`
+ * names this occurrence by its request id (the X-Request-Id header, and the id in our logs),
+ * never by echoing the request's path or query, which may hold what was refused.
+ */
+export function problemBody(init: ProblemInit, where: { baseUrl: string; requestId?: string }): Record<string, unknown> {
   return {
-    type: `/problems/${init.code}`,
+    type: problemTypeUrl(where.baseUrl, init.code),
     title: init.title,
     status: init.status,
     ...(init.detail ? { detail: init.detail } : {}),
+    ...(where.requestId ? { instance: instanceOf(where.requestId) } : {}),
     ...(init.errors ? { errors: init.errors } : {}),
     ...init.extensions,
   };
+}
+
+/** A problem occurrence's URI: `urn:request:<X-Request-Id>`. */
+export const instanceOf = (requestId: string) => `urn:request:${requestId}`;
+
+/** Where a response's problem happened: the app's base URL and the request's id. */
+export function problemContext(res: Response): { baseUrl: string; requestId?: string } {
+  const baseUrl = String(res.app.locals.baseUrl ?? '');
+  const id = res.req?.id;
+  return { baseUrl, ...(id ? { requestId: id } : {}) };
 }
 
 const LISTED_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);
@@ -103,6 +120,6 @@ export function sendProblem(res: Response, init: ProblemInit): void {
     const previous = LISTED_HEADERS.has(name.toLowerCase()) ? res.getHeader(name) : undefined;
     res.setHeader(name, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value]);
   }
-  res.status(init.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(init)));
+  res.status(init.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(init, problemContext(res))));
 }
 

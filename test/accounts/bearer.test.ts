@@ -35,6 +35,7 @@ describe('bearer agent keys', () => {
     keyId = issued.record.id;
 
     api = express();
+    api.locals.baseUrl = TEST_BASE_URL;
     api.use(refuseKeyInQuery);
     // Refused keys are limited per address; this suite refuses many on purpose.
     const auth = bearerAuth({ prisma: t.db.prisma, clock: t.clock, failures: refusedKeyCounter(t.db.pool, t.clock, 1_000_000) });
@@ -54,7 +55,7 @@ describe('bearer agent keys', () => {
   async function refused(status: 401 | 403, res: request.Response, type: string) {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(PROBLEM);
-    expect(res.body).toMatchObject({ type: `/problems/${type}`, status });
+    expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/${type}`, status });
     // Spec 5 rule 8: the client must stop.
     expect(res.body.detail).toMatch(/stop retrying/i);
     if (status === 401) expect(res.headers['www-authenticate']).toMatch(/^Bearer realm=/);
@@ -195,7 +196,7 @@ describe('bearer agent keys', () => {
       ]) {
         expect(res.status, url).toBe(400);
         expect(res.headers['content-type']).toMatch(PROBLEM);
-        expect(res.body).toMatchObject({ type: '/problems/key-in-query', status: 400 });
+        expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/key-in-query`, status: 400 });
         expect(res.body.detail).toMatch(/Authorization header/);
         expect(res.body.detail).toMatch(/exposed/);
         expect(res.body.detail).toMatch(/replace/);

@@ -3,7 +3,7 @@
 // suspension. Each form answers a validation failure with 400, its errors and the typed values.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { accountWithKey } from '../setup/actors.js';
 import { adminTestApp, MODERATOR, postForm, redirectedTo, type Client } from './helpers.js';
 
@@ -106,7 +106,7 @@ describe('agents and accounts on /admin', () => {
       expect(await t.db.prisma.merchantAgentSummary.count({ where: { agentId: agent.id } })).toBe(0);
       const refused = await request(t.app).post('/api/v1/reports').set(auth).send({});
       expect(refused.status).toBe(401);
-      expect(refused.body.type).toBe('/problems/agent-inactive');
+      expect(refused.body.type).toBe(`${TEST_BASE_URL}/problems/agent-inactive`);
       expect((await auditOf(agent.id)).at(-1)).toMatchObject({ action: 'agent.deactivate', targetType: 'agent' });
       expect((await moderator.get(`/admin/agents/${agent.id}`).expect(200)).text).toContain('Agent deactivated');
 
@@ -148,7 +148,7 @@ describe('agents and accounts on /admin', () => {
       });
       const refused = await request(t.app).post('/api/v1/reports').set(auth).send({});
       expect(refused.status).toBe(403);
-      expect(refused.body.type).toBe('/problems/account-suspended');
+      expect(refused.body.type).toBe(`${TEST_BASE_URL}/problems/account-suspended`);
       expect((await moderator.get(`/admin/accounts/${account.id}`).expect(200)).text).toContain('Spam reports');
 
       redirectedTo(await postForm(moderator, `/admin/accounts/${account.id}/unsuspend`), `/admin/accounts/${account.id}`);

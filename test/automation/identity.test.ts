@@ -32,8 +32,8 @@ describe('agent identity and the own-report shape', () => {
         account: { handle: null },
         key: { id: row.id, prefix: row.displayPrefix, createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString() },
         limits: [
-          { name: 'private:account', limit: 50, windowSeconds: 60, remaining: 49, resetSeconds: expect.any(Number) },
           { name: 'private:address', limit: expect.any(Number), windowSeconds: 60, remaining: expect.any(Number), resetSeconds: expect.any(Number) },
+          { name: 'private:account', limit: 50, windowSeconds: 60, remaining: 49, resetSeconds: expect.any(Number) },
           { name: 'agent-submissions', limit: 5, windowSeconds: 3600, remaining: 5, resetSeconds: 3600 },
         ],
         methodology: `${TEST_BASE_URL}/how-it-works`,

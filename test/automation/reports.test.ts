@@ -81,13 +81,13 @@ describe('own reports and conditional updates', () => {
     it('answers 428 without If-Match', async () => {
       const created = await create();
       const res = await put(created.id, body(created.merchant.id, { stage: 'CHECKOUT' })).expect(428);
-      expect(res.body.type).toBe('/problems/if-match-required');
+      expect(res.body.type).toBe(`${TEST_BASE_URL}/problems/if-match-required`);
     });
 
     it('answers 409 with the current updatedAt for a stale version, writing nothing', async () => {
       const created = await create();
       const res = await put(created.id, body(created.merchant.id, { stage: 'CHECKOUT' }), '2026-01-01T00:00:00.000Z').expect(409);
-      expect(res.body).toMatchObject({ type: '/problems/stale-version', updatedAt: created.updatedAt });
+      expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/stale-version`, updatedAt: created.updatedAt });
       expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id } })).stage).toBe('CART');
     });
 

@@ -74,7 +74,7 @@ describe('submission limits', () => {
     const limited = await post(keyB, report(8, agentB));
     expectLimited(limited);
     // Listed after the private policies the request passed, not instead of them.
-    expect(limited.headers['ratelimit-policy']).toMatch(/^"private:account"; q=\d+; w=60; pk=:[^:]+:, "private:address"; q=\d+; w=60; pk=:[^:]+:, "agent-submissions"; q=3; w=3600; pk=:[^:]+:$/);
+    expect(limited.headers['ratelimit-policy']).toMatch(/^"private:address"; q=\d+; w=60; pk=:[^:]+:, "private:account"; q=\d+; w=60; pk=:[^:]+:, "agent-submissions"; q=3; w=3600; pk=:[^:]+:$/);
     expect(await t.db.prisma.report.count({ where: { accountId: account.id } })).toBe(3);
     // Unchanged resubmissions still answer while the hourly quota is used up (a minute later,
     // past the per-minute private limit these seven requests reached).

@@ -66,7 +66,7 @@ describe('POST /api/v1/reports', () => {
       const changed = await post(auth, { ...body, stage: 'CART' }).expect(409);
       expect(changed.headers['content-type']).toMatch(PROBLEM);
       expect(changed.body).toMatchObject({
-        type: '/problems/duplicate-report',
+        type: `${TEST_BASE_URL}/problems/duplicate-report`,
         reportId: res.body.id,
         updatedAt: res.body.updatedAt,
         updateUrl: `${TEST_BASE_URL}/api/v1/automation/reports/${res.body.id}`,
@@ -103,7 +103,7 @@ describe('POST /api/v1/reports', () => {
     it('answers 403 for an agent other than the key\'s, writing nothing', async () => {
       const before = await reportCount();
       const res = await post(auth, { adId: nextMerchant().id, agentId: T.agents[1]!.id, privacy: true, outcome: 'WORKS' }).expect(403);
-      expect(res.body).toMatchObject({ type: '/problems/agent-mismatch' });
+      expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/agent-mismatch` });
       expect(res.body.detail).toMatch(/do not retry/i);
       expect(await reportCount()).toBe(before);
     });
@@ -151,7 +151,7 @@ describe('POST /api/v1/reports', () => {
     it('refuses a key in the query string', async () => {
       const key = auth.Authorization!.slice('Bearer '.length);
       const res = await request(t.app).post(`/api/v1/reports?key=${key}`).set('Content-Type', 'application/json').send('{}').expect(400);
-      expect(res.body.type).toBe('/problems/key-in-query');
+      expect(res.body.type).toBe(`${TEST_BASE_URL}/problems/key-in-query`);
       expect(res.text).not.toContain(key);
     });
 
@@ -256,7 +256,7 @@ describe('POST /api/v1/reports', () => {
       const browser = await signIn(t.app, mailer, 'origin@example.org');
       const before = await reportCount();
       const missing = await browser.post('/api/v1/reports').send(body()).expect(403);
-      expect(missing.body).toMatchObject({ type: '/problems/origin-rejected' });
+      expect(missing.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/origin-rejected` });
       await browser.post('/api/v1/reports').set('Origin', 'https://evil.example').send(body()).expect(403);
       expect(await reportCount()).toBe(before);
     });
@@ -266,7 +266,7 @@ describe('POST /api/v1/reports', () => {
       const browser = await signIn(t.app, mailer, 'suspended@example.org');
       await t.db.prisma.account.update({ where: { email: 'suspended@example.org' }, data: { suspended: true } });
       const res = await browser.post('/api/v1/reports').set('Origin', TEST_BASE_URL).send(body()).expect(403);
-      expect(res.body.type).toBe('/problems/account-suspended');
+      expect(res.body.type).toBe(`${TEST_BASE_URL}/problems/account-suspended`);
     });
   });
 });

@@ -179,7 +179,7 @@ describe('hostile requests against every endpoint', { timeout: 600_000 }, () => 
   beforeAll(async () => {
     t = await createDemoApp({ mailer, env: { MODERATOR_EMAILS: 'fuzz.moderator@example.org' } });
     server = http.createServer(t.app);
-    answerClientErrors(server);
+    answerClientErrors(server, TEST_BASE_URL);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     void base;

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemErrorHandler } from '../../src/http/middleware/errors.js';
 import { validationRefusal } from '../../src/errors.js';
-import { createTestApp, type TestApp } from '../setup/app.js';
+import { PROBLEM_TYPES, problemTypeUrl, type ProblemCode } from '../../src/problem-types.js';
+import { createTestApp, type TestApp, TEST_BASE_URL } from '../setup/app.js';
 import { accountWithKey } from '../setup/actors.js';
 import { anAgent } from '../factories/index.js';
 
@@ -21,19 +22,33 @@ describe('API error bodies', () => {
   /** A private answer like any other: never stored, and counted against the key's limits. */
   const expectPrivate = (res: request.Response) => {
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['ratelimit-policy']).toMatch(/"private:account"; q=\d+; w=60; pk=:[^:]+:, "private:address"/);
+    expect(res.headers['ratelimit-policy']).toMatch(/"private:address"; q=\d+; w=60; pk=:[^:]+:, "private:account"/);
   };
   afterAll(() => t.close());
 
   it('answers an unknown API path with a problem+json 404', async () => {
-    const res = await request(t.app).get('/api/v1/no-such-thing').expect(404);
+    const res = await request(t.app).get('/api/v1/no-such-thing?key=secret').expect(404);
     expect(res.headers['content-type']).toMatch(PROBLEM);
     expect(res.body).toEqual({
-      type: '/problems/not-found',
+      type: `${TEST_BASE_URL}/problems/not-found`,
       title: 'Not found',
       status: 404,
       detail: expect.any(String),
+      // The occurrence, by its request id: never an echo of the path or query.
+      instance: `urn:request:${res.headers['x-request-id']}`,
     });
+  });
+
+  it('gives every problem type an absolute address that resolves to a page saying what to do', async () => {
+    const index = await request(t.app).get('/problems').expect(200);
+    for (const [code, problem] of Object.entries(PROBLEM_TYPES)) {
+      expect(index.text).toContain(`href="/problems/${code}"`);
+      const page = await request(t.app).get(new URL(problemTypeUrl(TEST_BASE_URL, code as ProblemCode)).pathname).expect(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.text).toContain('What to do');
+      expect(page.text).toContain(problem.status.join(', '));
+    }
+    await request(t.app).get('/problems/no-such-problem').expect(404);
   });
 
   it('answers malformed JSON with a 400 problem', async () => {
@@ -45,7 +60,7 @@ describe('API error bodies', () => {
       .expect(400);
     expect(res.headers['content-type']).toMatch(PROBLEM);
     expectPrivate(res);
-    expect(res.body).toMatchObject({ type: '/problems/malformed-json', status: 400 });
+    expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/malformed-json`, status: 400 });
     expect(JSON.stringify(res.body)).not.toMatch(/Unexpected|SyntaxError|at /);
   });
 
@@ -65,7 +80,7 @@ describe('API error bodies', () => {
     expectPrivate(tooLarge);
     // Without credentials nothing is read: the missing key is what the client must fix first.
     await request(t.app).post('/api/v1/reports').set('Content-Type', 'application/json').send(body(16_385)).expect(401);
-    expect(tooLarge.body).toMatchObject({ type: '/problems/payload-too-large', status: 413 });
+    expect(tooLarge.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/payload-too-large`, status: 413 });
     // Exactly at the limit the body is parsed; the route itself decides what follows.
     const atLimit = await request(t.app).post('/api/v1/reports').set(auth).set('Content-Type', 'application/json').send(body(16_384));
     expect(atLimit.status).not.toBe(413);
@@ -94,6 +109,7 @@ describe('API error bodies', () => {
 
 describe('the central error handler', () => {
   const app = express();
+  app.locals.baseUrl = TEST_BASE_URL;
   app.get('/boom', () => {
     throw new Error('duplicate key value violates unique constraint "accounts_email_key" at /srv/app/x.ts:12');
   });
@@ -107,7 +123,7 @@ describe('the central error handler', () => {
     const res = await request(app).get('/boom').expect(500);
     expect(res.headers['content-type']).toMatch(PROBLEM);
     expect(res.body).toEqual({
-      type: '/problems/internal-error',
+      type: `${TEST_BASE_URL}/problems/internal-error`,
       title: 'Internal server error',
       status: 500,
       detail: expect.any(String),
@@ -117,7 +133,7 @@ describe('the central error handler', () => {
 
   it('answers a validation failure with an errors array naming each parameter', async () => {
     const res = await request(app).get('/invalid').expect(400);
-    expect(res.body).toMatchObject({ type: '/problems/validation-failed', status: 400 });
+    expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/validation-failed`, status: 400 });
     expect(res.body.detail).toContain('page');
     expect(res.body.detail).toContain('sort');
     expect(res.body.errors).toEqual([

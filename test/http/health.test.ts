@@ -6,7 +6,7 @@ import { createPool, createPrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/clock.js';
 import { freePort } from '../../src/db/embedded.js';
-import { createTestApp, testConfig, type TestApp } from '../setup/app.js';
+import { createTestApp, testConfig, type TestApp, TEST_BASE_URL } from '../setup/app.js';
 
 describe('health and readiness', () => {
   let t: TestApp;
@@ -40,7 +40,7 @@ describe('health and readiness', () => {
     const res = await request(app).get('/readyz').expect(503);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.headers['retry-after']).toBe('5');
-    expect(res.body).toMatchObject({ type: '/problems/not-ready', status: 503, title: 'Service not ready' });
+    expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/not-ready`, status: 503, title: 'Service not ready' });
     expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
     await versions.close();
     await pool.end();

@@ -151,7 +151,7 @@ describe('hostile input', () => {
       it(`answers 400 problem+json for ${segment} in an API path`, async () => {
         const res = await request(t.app).get(`/api/v1/merchants/${segment}`).expect(400);
         expect(res.headers['content-type']).toMatch(PROBLEM);
-        expect(res.body.type).toBe('/problems/malformed-path');
+        expect(res.body.type).toBe(`${TEST_BASE_URL}/problems/malformed-path`);
       });
     }
 
@@ -252,7 +252,7 @@ describe('hostile input', () => {
 
   it('10. answers 401 to a report posted with neither credentials nor Origin', async () => {
     const res = await refusedWithout(() => request(t.app).post('/api/v1/reports').send(body()), 401);
-    expect(res.body.type).toBe('/problems/missing-credentials');
+    expect(res.body.type).toBe(`${TEST_BASE_URL}/problems/missing-credentials`);
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
@@ -268,14 +268,14 @@ describe('hostile input', () => {
 
   it('answers a URL over 16 KB with a 431 problem naming the limit', async () => {
     const server = http.createServer(t.app);
-    answerClientErrors(server);
+    answerClientErrors(server, TEST_BASE_URL);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/merchants?q=${'x'.repeat(17_000)}`);
       expect(res.status).toBe(431);
       expect(res.headers.get('content-type')).toMatch(PROBLEM);
-      expect(await res.json()).toMatchObject({ type: '/problems/headers-too-large', status: 431 });
+      expect(await res.json()).toMatchObject({ type: `${TEST_BASE_URL}/problems/headers-too-large`, status: 431 });
     } finally {
       server.close();
     }

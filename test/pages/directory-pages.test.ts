@@ -289,6 +289,16 @@ describe('directory pages', () => {
     });
   });
 
+  describe('/problems', () => {
+    it('lists every problem type and validates the index and a problem page', async () => {
+      const index = await get('/problems').expect(200);
+      await expectSitePage(index.text, '/problems');
+      const page = await get('/problems/stale-version').expect(200);
+      await expectSitePage(page.text, '/problems/stale-version');
+      expect(page.text).toContain('<code>updatedAt</code>');
+    });
+  });
+
   describe('signed-in pages share the layout', () => {
     it('validates the profile page, the form (blank and with errors), the review page and sign-in pages', async () => {
       await expectSitePage((await get('/sign-in').expect(200)).text, '/sign-in');

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASKS } from '../../src/modules/aggregation/constants.js';
 import { createDemoApp } from '../setup/demo.js';
-import type { TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 
 const PROBLEM = /^application\/problem\+json/;
 
@@ -99,7 +99,7 @@ describe('public directory endpoints', () => {
     it.each([['no-such-merchant'], ['00000000-0000-7000-8000-000000000000']])('answers %s with a 404 problem', async (key) => {
       const res = await api(`/api/v1/merchants/${key}`).expect(404);
       expect(res.headers['content-type']).toMatch(PROBLEM);
-      expect(res.body).toMatchObject({ type: '/problems/not-found', status: 404 });
+      expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/not-found`, status: 404 });
     });
 
     it('answers a hidden merchant with 404, by slug and by id', async () => {

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCLAIMER } from '../../src/modules/directory/notice.js';
 import { createDemoApp } from '../setup/demo.js';
-import type { TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 
 const PROBLEM = /^application\/problem\+json/;
 
@@ -199,7 +199,7 @@ describe('GET /api/v1/merchants', () => {
   ])('answers ?%s with a 400 problem naming %s', async (query, parameter) => {
     const res = await api(`/api/v1/merchants?${query}`).expect(400);
     expect(res.headers['content-type']).toMatch(PROBLEM);
-    expect(res.body).toMatchObject({ type: '/problems/validation-failed', status: 400 });
+    expect(res.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/validation-failed`, status: 400 });
     expect(res.body.errors.map((e: { parameter: string }) => e.parameter)).toContain(parameter);
   });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../setup/app.js';
+import { createTestApp, type TestApp, TEST_BASE_URL } from '../setup/app.js';
 
 describe('public rate limit', () => {
   let t: TestApp;
@@ -17,7 +17,7 @@ describe('public rate limit', () => {
     }
     const limited = await request(t.app).get('/api/v1/agents').expect(429);
     expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(limited.body).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+    expect(limited.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/rate-limited`, status: 429 });
     expect(Number(limited.headers['retry-after'])).toBe(60);
 
     t.clock.advance(30_000);
@@ -34,7 +34,7 @@ describe('public rate limit', () => {
     }
     const limited = await request(t.app).get('/api/v1/categories').expect(429);
     expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(limited.body).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+    expect(limited.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/rate-limited`, status: 429 });
     expect(limited.headers['ratelimit']).toBe('"public"; r=0; t=60');
   });
 

@@ -79,7 +79,7 @@ describe('agent keys in URLs, logs and error bodies', () => {
           const where = `${what} ?${query}${withHeader ? ' with a valid Authorization header' : ''}`;
           expect(res.status, where).toBe(400);
           expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
-          expect(res.body, where).toMatchObject({ type: '/problems/key-in-query', status: 400 });
+          expect(res.body, where).toMatchObject({ type: `${TEST_BASE_URL}/problems/key-in-query`, status: 400 });
           expectNoKey(res, key, where);
         }
       }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { authenticateKey, touchKey, type KeyRejection } from '../../modules/keys/keys.service.js';
+import type { ProblemCode } from '../../problem-types.js';
 import { HttpProblem } from '../problem.js';
 import { SyncedRateLimitStore } from '../../modules/limits/counters.js';
 import { clientAddress } from './rate-limit.js';
@@ -44,7 +45,7 @@ export function hasBearer(req: Request): boolean {
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
-function unauthorized(code: string, title: string, detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
+function unauthorized(code: ProblemCode, title: string, detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
   return new HttpProblem({
     status: 401,
     code,

@@ -17,12 +17,42 @@ export interface ApiGuards {
   privateLimiters: RequestHandler[];
   /** Agent-key authentication (middleware/bearer.ts). */
   bearer: RequestHandler;
+  /** Private requests per trusted address, counted before the key is checked. */
+  privateAddressLimiter: RequestHandler;
+  /**
+   * The way into every private route: the address's budget (so even a refused key is told
+   * its RateLimit), the key, then the account's budget.
+   */
+  privateGate: RequestHandler[];
 }
 
 const MINUTE = 60_000;
 
 export function apiGuards(deps: { pool: pg.Pool; prisma: PrismaClient; clock: Clock; limits: Config['limits']; logger: Logger }): ApiGuards {
   const { pool, clock, limits, logger } = deps;
+  const privateAccountLimiter = createLimiter({
+    pool,
+    clock,
+    name: 'private:account',
+    limit: limits.privatePerMinute,
+    windowMs: MINUTE,
+    keyGenerator: (_req, res) => res.locals.agentKey?.accountId ?? 'unknown',
+  });
+  const privateAddressLimiter = createLimiter({
+    pool,
+    clock,
+    name: 'private:address',
+    limit: limits.privateAddressPerMinute,
+    windowMs: MINUTE,
+    keyGenerator: clientAddress,
+    counting: 'synced',
+    onSyncError: (error) => logger.warn({ err: error }, 'private ingress counters could not be synced'),
+  });
+  const bearer = bearerAuth({
+    prisma: deps.prisma,
+    clock,
+    failures: refusedKeyCounter(pool, clock, limits.failedKeysPerAddressPerMinute),
+  });
   return {
     publicLimiter: createLimiter({
       pool,
@@ -34,30 +64,9 @@ export function apiGuards(deps: { pool: pg.Pool; prisma: PrismaClient; clock: Cl
       counting: 'synced',
       onSyncError: (error) => logger.warn({ err: error }, 'public rate-limit counters could not be synced'),
     }),
-    privateLimiters: [
-      createLimiter({
-        pool,
-        clock,
-        name: 'private:account',
-        limit: limits.privatePerMinute,
-        windowMs: MINUTE,
-        keyGenerator: (_req, res) => res.locals.agentKey?.accountId ?? 'unknown',
-      }),
-      createLimiter({
-        pool,
-        clock,
-        name: 'private:address',
-        limit: limits.privateAddressPerMinute,
-        windowMs: MINUTE,
-        keyGenerator: clientAddress,
-        counting: 'synced',
-        onSyncError: (error) => logger.warn({ err: error }, 'private ingress counters could not be synced'),
-      }),
-    ],
-    bearer: bearerAuth({
-      prisma: deps.prisma,
-      clock,
-      failures: refusedKeyCounter(pool, clock, limits.failedKeysPerAddressPerMinute),
-    }),
+    privateLimiters: [privateAccountLimiter, privateAddressLimiter],
+    bearer,
+    privateAddressLimiter,
+    privateGate: [privateAddressLimiter, bearer, privateAccountLimiter],
   };
 }

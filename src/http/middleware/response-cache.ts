@@ -12,6 +12,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import type { DirectoryVersions } from '../../modules/directory/version.js';
+import { isIgnoredParam } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
@@ -69,13 +70,18 @@ export interface CacheRule {
   limiter?: SyncedLimiter;
 }
 
-/** The request's path and its query parameters in a canonical order. */
+/**
+ * The request's path and its query parameters in a canonical order, without the ones every
+ * endpoint ignores (a cache buster reads the same, always current, answer).
+ */
 export function cacheKey(req: Request): string {
   const url = req.originalUrl;
   const mark = url.indexOf('?');
   if (mark < 0) return url;
-  const params = [...new URLSearchParams(url.slice(mark + 1))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${url.slice(0, mark)}?${new URLSearchParams(params).toString()}`;
+  const params = [...new URLSearchParams(url.slice(mark + 1))]
+    .filter(([name]) => !isIgnoredParam(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return params.length ? `${url.slice(0, mark)}?${new URLSearchParams(params).toString()}` : url.slice(0, mark);
 }
 
 const weakEtag = (body: Buffer) => `W/"${createHash('sha1').update(body).digest('base64url')}"`;

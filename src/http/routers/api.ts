@@ -1,6 +1,7 @@
 // The JSON API, mounted at /api. Each audience (public, contribution, automation) mounts
 // its router under /v1 here; everything unknown under /api is a problem+json 404, and every
 // error below becomes problem+json.
+import cors from 'cors';
 import { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
@@ -12,6 +13,7 @@ import { automationRouter } from './automation.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
+import { methodTable, type Mounts } from '../middleware/methods.js';
 import type { ApiGuards } from '../middleware/guards.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
 
@@ -31,35 +33,54 @@ export interface ApiDeps {
   cursorSecret: string;
 }
 
+/**
+ * Any origin may call the API from a browser (CORS `*`, never credentials): public reads are
+ * public, and the private routes take a bearer key, which a browser does not send on its own, so
+ * another site cannot act with someone's credentials. The browser-session POST stays guarded by
+ * the Origin rule, and without Allow-Credentials no browser sends cookies cross-origin.
+ */
+const crossOrigin = cors({
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST', 'PUT'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
+  exposedHeaders: ['ETag', 'Location', 'Link', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate'],
+  maxAge: 600,
+  // The method table answers the preflight (204 with Allow) on addresses that exist.
+  preflightContinue: true,
+});
+
 export function apiRouter(deps: ApiDeps): Router {
-  const router = Router();
-  router.use('/v1', openApiRouter(deps));
-  router.use('/v1/automation', deps.compress);
-  const { publicLimiter, privateLimiters, bearer } = deps.guards;
+  const { publicLimiter, privateGate, privateAddressLimiter } = deps.guards;
   const submissions = {
     prisma: deps.prisma,
     baseUrl: deps.baseUrl,
     browserQuota: deps.quotas.browser,
     agentQuota: deps.quotas.agent,
   };
-  router.use(
-    '/v1',
-    contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateLimiters, bearer }),
-  );
-  router.use(
-    '/v1/automation',
-    automationRouter({
-      prisma: deps.prisma,
-      baseUrl: deps.baseUrl,
-      clock: deps.clock,
-      privateLimiters,
-      bearer,
-      agentQuota: deps.quotas.agent,
-      queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
-      reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
-    }),
-  );
-  router.use('/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware({ limiter: publicLimiter }) }));
+  const mounts: Mounts = [
+    ['/v1', openApiRouter(deps)],
+    ['/v1', contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateGate, privateAddressLimiter })],
+    [
+      '/v1/automation',
+      automationRouter({
+        prisma: deps.prisma,
+        baseUrl: deps.baseUrl,
+        clock: deps.clock,
+        privateGate,
+        agentQuota: deps.quotas.agent,
+        queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
+        reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
+      }),
+    ],
+    ['/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware({ limiter: publicLimiter }) })],
+  ];
+  const methods = methodTable(mounts);
+
+  const router = Router();
+  router.use(crossOrigin, methods.options);
+  router.use('/v1/automation', deps.compress);
+  for (const [prefix, mounted] of mounts) router.use(prefix, mounted);
+  router.use(methods.notAllowed);
   router.use(apiNotFound);
   router.use(problemErrorHandler());
   return router;

@@ -1,6 +1,6 @@
 // Private automation API (spec 4.3): bearer keys only; every answer concerns the key's
 // account and agent and is never stored by a shared cache.
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Clock } from '../../clock.js';
 import { ownReportsQuery, queueQuery, type OwnReportsQuery, type QueueQuery } from '../../modules/automation/automation.schemas.js';
 import {
@@ -18,12 +18,12 @@ import { parseJson, requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { validateQuery } from '../middleware/validate.js';
 import { appendRateLimitHeaders } from '../problem.js';
+import { cursorLink } from '../links.js';
 
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
-  privateLimiters: RequestHandler[];
-  /** Agent-key authentication (http/middleware/bearer.ts). */
-  bearer: RequestHandler;
+  /** The address's budget, the key, the account's budget (http/middleware/guards.ts). */
+  privateGate: RequestHandler[];
 }
 
 const privateResponse: RequestHandler = (_req, res, next) => {
@@ -36,7 +36,7 @@ export const versionTag = (updatedAt: string) => `"${updatedAt}"`;
 
 export function automationRouter(deps: AutomationRouterDeps): Router {
   const router = Router();
-  router.use(privateResponse, refuseKeyInQuery, deps.bearer, ...deps.privateLimiters);
+  router.use(privateResponse, refuseKeyInQuery, ...deps.privateGate);
   const scope = (res: { locals: { agentKey?: KeyScope } }): KeyScope => {
     const key = res.locals.agentKey!;
     return { accountId: key.accountId, agentId: key.agentId };
@@ -47,12 +47,19 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
     res.json(await whoami(deps, { ...scope(res), keyId: key.keyId }, res.locals.rateLimits ?? []));
   });
 
-  router.get('/queue', validateQuery(queueQuery), async (_req, res) => {
-    res.json(await queue(deps, scope(res), res.locals.query as QueueQuery, deps.clock.now()));
+  // A page of a cursor-paged list, with the link to the next one.
+  const sendPage = (req: Request, res: Response, page: { nextCursor: string | null }) => {
+    const next = cursorLink(deps.baseUrl, req, page.nextCursor);
+    if (next) res.set('Link', next);
+    res.json(page);
+  };
+
+  router.get('/queue', validateQuery(queueQuery), async (req, res) => {
+    sendPage(req, res, await queue(deps, scope(res), res.locals.query as QueueQuery, deps.clock.now()));
   });
 
-  router.get('/reports', validateQuery(ownReportsQuery), async (_req, res) => {
-    res.json(await ownReports(deps, scope(res), res.locals.query as OwnReportsQuery));
+  router.get('/reports', validateQuery(ownReportsQuery), async (req, res) => {
+    sendPage(req, res, await ownReports(deps, scope(res), res.locals.query as OwnReportsQuery));
   });
 
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {

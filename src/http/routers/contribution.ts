@@ -20,10 +20,10 @@ export interface ContributionDeps extends SubmissionDeps {
   clock: Clock;
   origin: string;
   session: RequestHandler;
-  /** Per-account and per-address limits of private (bearer) requests. */
-  privateLimiters: RequestHandler[];
-  /** Agent-key authentication (http/middleware/bearer.ts). */
-  bearer: RequestHandler;
+  /** The address's budget, the key, the account's budget (http/middleware/guards.ts). */
+  privateGate: RequestHandler[];
+  /** The address's private budget alone, for requests that bring no credentials. */
+  privateAddressLimiter: RequestHandler;
 }
 
 const noStore: RequestHandler = (_req, res, next) => {
@@ -54,10 +54,22 @@ const requireContributor: RequestHandler = (_req, res, next) => {
   next();
 };
 
+const missingCredentials: RequestHandler = () => {
+  throw new HttpProblem({
+    status: 401,
+    code: 'missing-credentials',
+    title: 'Credentials required',
+    detail:
+      'Send an agent key as "Authorization: Bearer <key>", or post from a signed-in browser session on this site. Stop retrying until one is configured.',
+    headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
+  });
+};
+
 /** Bearer key (with the private limits), or else a signed-in browser session from our own origin. */
 function authenticate(deps: ContributionDeps): RequestHandler {
   // A router used as middleware runs its stack, then hands on to what follows.
-  const viaBearer = Router().use(deps.bearer, ...deps.privateLimiters);
+  const viaBearer = Router().use(...deps.privateGate);
+  const anonymous = Router().use(deps.privateAddressLimiter, missingCredentials);
   const viaSession = Router().use(
     requireSameOrigin(deps.origin),
     deps.session,
@@ -67,16 +79,7 @@ function authenticate(deps: ContributionDeps): RequestHandler {
   return (req, res, next) => {
     if (hasBearer(req)) return viaBearer(req, res, next);
     // Neither a key nor a session: say what is missing, before any word about the Origin.
-    if (!hasSessionCookie(req)) {
-      throw new HttpProblem({
-        status: 401,
-        code: 'missing-credentials',
-        title: 'Credentials required',
-        detail:
-          'Send an agent key as "Authorization: Bearer <key>", or post from a signed-in browser session on this site. Stop retrying until one is configured.',
-        headers: { 'WWW-Authenticate': 'Bearer realm="agent-compatibility-directory"' },
-      });
-    }
+    if (!hasSessionCookie(req)) return anonymous(req, res, next);
     viaSession(req, res, next);
   };
 }

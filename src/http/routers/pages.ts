@@ -93,6 +93,8 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/merchants/:slug', browserCachedPage, site.merchant);
   router.get('/how-it-works', browserCachedPage, site.howItWorks);
   router.get('/agent-guide', site.agentGuide);
+  router.get('/problems', browserCachedPage, site.problems);
+  router.get('/problems/:code', browserCachedPage, site.problem);
 
   // Signing in and out.
   router.get('/sign-in', signIn.form);

@@ -12,6 +12,7 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
+import { pageLinks } from '../links.js';
 import type { Config } from '../../config/env.js';
 import type { SyncedLimiter } from '../middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
@@ -33,8 +34,9 @@ const pageOnly = z.strictObject({ page: pageParam });
 
 // Public reads may be cached by anyone for a minute; the response cache gives every body a
 // weak ETag and answers a matching If-None-Match with 304.
-const cacheable: RequestHandler = (_req, res, next) => {
-  res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+const cacheable: RequestHandler = (req, res, next) => {
+  // Other methods fall through to a 405 (or a private router's answer) and keep their own.
+  if (req.method === 'GET' || req.method === 'HEAD') res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
   next();
 };
 
@@ -42,6 +44,10 @@ export function publicRouter(deps: PublicDeps): Router {
   const router = Router();
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() });
   const query = <T>(res: Response) => res.locals.query as T;
+  // A page of a list, with its first/prev/next/last links.
+  const sendList = (req: Request, res: Response, list: ReturnType<typeof listEnvelope>) => {
+    res.set('Link', pageLinks(deps.baseUrl, req, list)).json(list);
+  };
 
   router.use(deps.limiter, cacheable, deps.cache);
 
@@ -49,42 +55,42 @@ export function publicRouter(deps: PublicDeps): Router {
     res.json(contributionSchema(deps.baseUrl, deps.limits));
   });
 
-  router.get('/categories', validateQuery(pageOnly), async (_req, res) => {
+  router.get('/categories', validateQuery(pageOnly), async (req, res) => {
     const { page } = query<{ page: number }>(res);
     const { total, data } = await categories(ctx(), page);
-    res.json(listEnvelope(deps, data, total, page));
+    sendList(req, res, listEnvelope(deps, data, total, page));
   });
 
   const search = async (q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[] }> =>
     q.view === 'compact' ? searchDirectoryCompact(ctx(), q, agent) : searchDirectory(ctx(), q, agent);
 
-  router.get('/merchants', validateQuery(merchantQuery), async (_req, res) => {
+  router.get('/merchants', validateQuery(merchantQuery), async (req, res) => {
     const q = query<MerchantQuery>(res);
     const { total, data } = await search(q);
-    res.json(listEnvelope(deps, data, total, q.page));
+    sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
   router.get('/merchants/:slugOrId', async (req: Request<{ slugOrId: string }>, res) => {
     res.json({ data: await merchantProfile(ctx(), req.params.slugOrId), ...notice(deps) });
   });
 
-  router.get('/agents', validateQuery(pageOnly), async (_req, res) => {
+  router.get('/agents', validateQuery(pageOnly), async (req, res) => {
     const { page } = query<{ page: number }>(res);
     const { total, data } = await agents(ctx(), page);
-    res.json(listEnvelope(deps, data, total, page));
+    sendList(req, res, listEnvelope(deps, data, total, page));
   });
 
   router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
     const agent = await activeAgent(ctx(), req.params.slug);
     const q = query<MerchantQuery>(res);
     const { total, data } = await search(q, agent);
-    res.json(listEnvelope(deps, data, total, q.page));
+    sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
-  router.get('/reports', validateQuery(reportQuery), async (_req, res) => {
+  router.get('/reports', validateQuery(reportQuery), async (req, res) => {
     const q = query<ReportQuery>(res);
     const { total, data } = await recentReports(ctx(), q);
-    res.json(listEnvelope(deps, data, total, q.page));
+    sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {

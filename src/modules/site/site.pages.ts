@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../http/problem.js';
+import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { MAX_EVIDENCE_REFERENCES, methodology } from '../aggregation/constants.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import { activeAgent, agents, categories } from '../catalog/catalog.service.js';
@@ -197,6 +198,21 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         pageSize: PAGE_SIZE,
         contributionSchemaUrl: CONTRIBUTION_SCHEMA_PATH,
       });
+    }) as RequestHandler,
+
+    problems: ((_req, res) => {
+      res.render('pages/problems', {
+        title: 'Problem types',
+        problems: Object.entries(PROBLEM_TYPES).map(([code, p]) => ({ code, ...p })),
+      });
+    }) as RequestHandler,
+
+    problem: ((req, res) => {
+      const code = String(req.params.code);
+      if (!isProblemCode(code)) {
+        throw new HttpProblem({ status: 404, code: 'not-found', title: 'Problem type not found', detail: 'No problem type has this code; /problems lists them all.' });
+      }
+      res.render('pages/problem', { title: PROBLEM_TYPES[code].title, code, problem: PROBLEM_TYPES[code], typeUrl: problemTypeUrl(config.baseUrl, code) });
     }) as RequestHandler,
 
     agentGuide: ((_req, res) => {
