@@ -4,8 +4,9 @@ import { z } from 'zod';
 import * as schemas from '../modules/directory/schemas.js';
 import { agentMerchantQuery, merchantQuery } from '../modules/merchants/merchants.schemas.js';
 import { reportQuery } from '../modules/reports/public-reports.schemas.js';
-import { reportSubmission } from '../modules/reports/submission.schema.js';
+import { reportReplacement, reportSubmission } from '../modules/reports/submission.schema.js';
 import { pageParam } from '../modules/directory/query.js';
+import * as automation from '../modules/automation/automation.schemas.js';
 import { ownReportsQuery, queueQuery } from '../modules/automation/automation.schemas.js';
 import { DISCLAIMER } from '../modules/directory/notice.js';
 
@@ -39,27 +40,93 @@ function queryParameters(schema: z.ZodObject): JsonSchema[] {
   });
 }
 
-const problem = (description: string) => ({
+const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
+
+/** The response headers the API sends, described once. */
+const HEADERS = {
+  ETag: header('Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match.'),
+  CacheControl: header('`public, max-age=60` on public reads; `no-store` on every private answer.'),
+  RateLimit: header('Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers).'),
+  RateLimitPolicy: header('Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`.'),
+  Link: header('RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists.'),
+  Location: header('The created report: for a bearer key its automation API address, for a browser session its review page.'),
+  RetryAfter: header('Seconds to wait before the next request.', { type: 'integer', minimum: 0 }),
+  Allow: header('The methods this address takes.'),
+  WWWAuthenticate: header('`Bearer realm="agent-compatibility-directory"` with an error code when a key was refused.'),
+  XRequestId: header('The request id; problem bodies name it as `instance` (urn:request:<id>).'),
+} as const;
+
+const limitHeaders = { RateLimit: HEADERS.RateLimit, 'RateLimit-Policy': HEADERS.RateLimitPolicy };
+
+const problem = (description: string, headers: Record<string, unknown> = {}) => ({
   description,
+  headers: { ...limitHeaders, ...headers },
   content: { 'application/problem+json': { schema: componentRef('Problem') } },
 });
 
-const json = (description: string, id: string) => ({
+const ok = (description: string, schema: JsonSchema, headers: Record<string, unknown> = {}) => ({
   description,
-  content: { 'application/json': { schema: componentRef(id) } },
+  headers: { ...limitHeaders, ...headers },
+  content: { 'application/json': { schema } },
 });
+
+/** The answers any operation can give: a request that cannot be read, a limit, an outage. */
+const COMMON = {
+  '400': problem('The request is not valid: `errors` names each parameter or field (or it could not be read at all).'),
+  '429': problem('Too many requests: wait `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
+  '503': problem('The database is not answering for a moment: retry after `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
+};
+
+const publicHeaders = { ETag: HEADERS.ETag, 'Cache-Control': HEADERS.CacheControl };
+const listHeaders = { ...publicHeaders, Link: HEADERS.Link };
+const privateHeaders = { 'Cache-Control': HEADERS.CacheControl };
+
+const notModified = { description: 'Not modified: the body named by If-None-Match is still current.', headers: publicHeaders };
+
+/** If-None-Match on every public GET (answered 304 when the ETag still matches). */
+const ifNoneMatch = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag of an earlier answer: 304 when it is still current.',
+  schema: { type: 'string' },
+};
+
+/** A public read: no credentials, cacheable, conditional. */
+function publicRead(operation: Record<string, unknown> & { parameters?: JsonSchema[]; responses: Record<string, unknown> }) {
+  return {
+    ...operation,
+    tags: operation.tags ?? ['Public directory'],
+    security: [],
+    parameters: [...(operation.parameters ?? []), ifNoneMatch],
+    responses: { ...operation.responses, '304': notModified, ...COMMON, ...pick(operation.responses, ['400']) },
+  };
+}
+
+const pick = (responses: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => k in responses).map((k) => [k, responses[k]]));
+
+const refusedKey = problem('No key, or a malformed, unknown, revoked or expired key, or a deactivated agent. Stop retrying with this key.', {
+  'WWW-Authenticate': HEADERS.WWWAuthenticate,
+});
+const suspended = problem('The account is suspended. Stop retrying.');
+
+/** A private operation: a bearer key, never stored by caches, RateLimit on every answer. */
+function privateOperation(operation: Record<string, unknown> & { responses: Record<string, unknown> }) {
+  return {
+    ...operation,
+    tags: ['Automation'],
+    security: bearer,
+    responses: { ...COMMON, '401': refusedKey, '403': suspended, ...operation.responses },
+  };
+}
 
 const merchantList = (description: string) => ({
-  description: `${description} The standard view gives every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant's \`url\` has up to five); \`view=compact\` gives status and confidence per agent and task.`,
-  content: {
-    'application/json': { schema: { anyOf: [componentRef('MerchantList'), componentRef('CompactMerchantList')] } },
-  },
+  ...ok(
+    `${description} The standard view gives every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant's \`url\` has up to five); \`view=compact\` gives status and confidence per agent and task.`,
+    { anyOf: [componentRef('MerchantList'), componentRef('CompactMerchantList')] },
+    listHeaders,
+  ),
 });
-
-const publicErrors = {
-  '400': problem('An invalid filter or parameter; `errors` names each one.'),
-  '429': problem('Too many requests; honour Retry-After.'),
-};
 
 const pathParam = (name: string, description: string) => ({
   name,
@@ -72,183 +139,171 @@ const pathParam = (name: string, description: string) => ({
 const bearer = [{ agentKey: [] }];
 const bearerOrSession = [{ agentKey: [] }, { session: [] }];
 
+const reportId = pathParam('id', 'Report id.');
+const jsonBody = (id: string) => ({ required: true, content: { 'application/json': { schema: componentRef(id) } } });
+const bodyTooLarge = problem('The body is larger than 16,384 bytes.');
+const notJson = problem('The body is not `application/json`.');
+
 function paths(): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
   return {
+    '/openapi.json': {
+      get: publicRead({
+        operationId: 'openApiDocument',
+        summary: 'This document',
+        tags: ['Meta'],
+        responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object' }, { 'Cache-Control': HEADERS.CacheControl }) },
+      }),
+    },
     '/contribution-schema': {
-      get: {
+      get: publicRead({
         operationId: 'contributionSchema',
         summary: 'The machine-readable contribution schema',
         description: 'Tasks, outcomes, stages and failure reasons with their labels, every limit of the contribution endpoints, the privacy conditions, and the JSON Schema of the report body.',
         tags: ['Contribution'],
-        responses: { '200': { description: 'The contribution schema.', content: { 'application/json': { schema: { type: 'object' } } } } },
-      },
+        responses: { '200': ok('The contribution schema.', { type: 'object', required: ['tasks', 'outcomes', 'stages', 'failureReasons', 'limits', 'body'] }, publicHeaders) },
+      }),
     },
     '/categories': {
-      get: {
+      get: publicRead({
         operationId: 'listCategories',
         summary: 'Canonical categories with their public merchant counts',
-        tags: ['Public directory'],
         parameters: page,
-        responses: { '200': json('A page of categories.', 'CategoryList'), ...publicErrors },
-      },
+        responses: { '200': ok('A page of categories.', componentRef('CategoryList'), listHeaders) },
+      }),
     },
     '/merchants': {
-      get: {
+      get: publicRead({
         operationId: 'searchMerchants',
         summary: 'Search the merchant directory',
         description:
-          'Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`.',
-        tags: ['Public directory'],
+          'Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`. Unknown parameters are a 400, except cache busters and tracking parameters (`_`, `utm_*`, `fbclid`, `gclid`, …), which are ignored.',
         parameters: queryParameters(merchantQuery),
-        responses: { '200': merchantList('A page of merchants.'), ...publicErrors },
-      },
+        responses: { '200': merchantList('A page of merchants.') },
+      }),
     },
     '/merchants/{slugOrId}': {
-      get: {
+      get: publicRead({
         operationId: 'getMerchant',
         summary: 'A merchant profile with a summary for every active agent',
-        tags: ['Public directory'],
         parameters: [pathParam('slugOrId', 'Merchant slug or id.')],
         responses: {
-          '200': json('The merchant.', 'MerchantDetail'),
+          '200': ok('The merchant.', componentRef('MerchantDetail'), publicHeaders),
           '404': problem('No public merchant has this slug or id.'),
-          '429': publicErrors['429'],
         },
-      },
+      }),
     },
     '/agents': {
-      get: {
+      get: publicRead({
         operationId: 'listAgents',
         summary: 'The active agent registry',
-        tags: ['Public directory'],
         parameters: page,
-        responses: { '200': json('A page of agents.', 'AgentList'), ...publicErrors },
-      },
+        responses: { '200': ok('A page of agents.', componentRef('AgentList'), listHeaders) },
+      }),
     },
     '/agents/{slug}/merchants': {
-      get: {
+      get: publicRead({
         operationId: 'searchAgentMerchants',
         summary: 'The merchant directory scoped to one agent',
-        tags: ['Public directory'],
         parameters: [pathParam('slug', 'Agent slug.'), ...queryParameters(agentMerchantQuery)],
         responses: {
           '200': merchantList('A page of merchants with approved reports for this agent.'),
           '404': problem('No active agent has this slug.'),
-          ...publicErrors,
         },
-      },
+      }),
     },
     '/reports': {
-      get: {
+      get: publicRead({
         operationId: 'listReports',
         summary: 'Recent approved reports',
-        tags: ['Public directory'],
         parameters: queryParameters(reportQuery),
-        responses: { '200': json('A page of approved reports, newest first.', 'ReportList'), ...publicErrors },
-      },
+        responses: { '200': ok('A page of approved reports, newest first.', componentRef('ReportList'), listHeaders) },
+      }),
       post: {
         operationId: 'submitReport',
         summary: 'Submit a report about one merchant and one agent',
         description:
-          'With a signed-in browser session (same origin, Origin header required) or a bearer agent key. The report is moderated before it becomes public. Screenshots can only be attached through the browser form.',
+          'With a bearer agent key, or a signed-in browser session (same origin, Origin header required). The report is moderated before it becomes public. One report per account, merchant and agent: an identical resubmission is a 200 `unchanged`, a different one a 409 (replace it with PUT). Screenshots can only be attached through the browser form.',
         tags: ['Contribution'],
         security: bearerOrSession,
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: componentRef('ReportSubmission') } },
-        },
+        requestBody: jsonBody('ReportSubmission'),
         responses: {
-          '201': { description: 'Created, pending moderation: id, status PENDING, reviewUrl; with a bearer key also updatedAt and unchanged.' },
-          '200': { description: 'Identical bearer resubmission: unchanged true, moderation status kept.' },
-          '400': problem('The body is not valid; `errors` points at each field.'),
-          '401': problem('No sign-in or key. Stop retrying.'),
-          '403': problem('Rejected origin, suspended account, or an agent other than the key\'s. Stop retrying.'),
-          '409': problem('A different report by this account for this merchant and agent exists; update it with PUT.'),
-          '413': problem('Body larger than 16,384 bytes.'),
-          '415': problem('Not application/json.'),
-          '429': publicErrors['429'],
+          ...COMMON,
+          '201': ok('Created, pending moderation.', componentRef('SubmissionResult'), { ...privateHeaders, ETag: HEADERS.ETag, Location: HEADERS.Location }),
+          '200': ok('An identical resubmission: nothing written, `unchanged: true`, the moderation status kept.', componentRef('SubmissionResult'), { ...privateHeaders, ETag: HEADERS.ETag }),
+          '401': problem('No key and no sign-in, or a refused key. Stop retrying.', { 'WWW-Authenticate': HEADERS.WWWAuthenticate }),
+          '403': problem("A rejected origin, a suspended account, or an agent other than the key's. Stop retrying."),
+          '409': problem('A different report by this account for this merchant and agent exists: `reportId` names it; replace it with PUT.'),
+          '413': bodyTooLarge,
+          '415': notJson,
         },
       },
     },
     '/reports/{id}': {
-      get: {
+      get: publicRead({
         operationId: 'getReport',
         summary: 'One approved report',
-        tags: ['Public directory'],
-        parameters: [pathParam('id', 'Report id.')],
+        parameters: [reportId],
         responses: {
-          '200': json('The report.', 'ReportDetail'),
+          '200': ok('The report.', componentRef('ReportDetail'), publicHeaders),
           '404': problem('No published report has this id.'),
-          '429': publicErrors['429'],
         },
-      },
+      }),
+    },
+    '/automation/me': {
+      get: privateOperation({
+        operationId: 'whoAmI',
+        summary: "The key's agent, the key and every limit that applies, with what remains",
+        responses: { '200': ok("Who this key is: use `agent.id` as a report's agentId.", componentRef('WhoAmI'), privateHeaders) },
+      }),
     },
     '/automation/queue': {
-      get: {
+      get: privateOperation({
         operationId: 'automationQueue',
-        summary: 'Merchants this account has not yet reported for the key\'s agent',
+        summary: "Merchants this account has not yet reported for the key's agent",
         description:
-          'A sequential work queue, not a reservation. Repeat the filters on every page; nextCursor null ends a pass; after an empty pass wait at least an hour.',
-        tags: ['Automation'],
-        security: bearer,
+          'A sequential work queue, not a reservation. Repeat the filters on every page (or follow the `next` Link); nextCursor null ends a pass; after an empty pass wait at least an hour.',
         parameters: queryParameters(queueQuery),
-        responses: {
-          '200': { description: 'items (id, slug, name, website, category, profileUrl, apiUrl, and existingReport {id, status, updatedAt} when retesting) and nextCursor (null ends the pass).' },
-          '400': problem('An invalid parameter or cursor.'),
-          '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
-          '403': problem('Suspended account. Stop retrying.'),
-          '429': publicErrors['429'],
-        },
-      },
+        responses: { '200': ok('A page of the queue.', componentRef('Queue'), { ...privateHeaders, Link: HEADERS.Link }) },
+      }),
     },
     '/automation/reports': {
-      get: {
+      get: privateOperation({
         operationId: 'automationReports',
-        summary: 'The account\'s own reports, pending and rejected ones included, with moderation feedback',
-        tags: ['Automation'],
-        security: bearer,
+        summary: "The account's own reports for the key's agent, pending and rejected ones included, with moderation feedback",
         parameters: queryParameters(ownReportsQuery),
-        responses: {
-          '200': { description: 'items (own reports of the key\'s agent, newest first, with status, moderationFeedback and updatedAt for If-Match) and nextCursor.' },
-          '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
-          '403': problem('Suspended account. Stop retrying.'),
-          '429': publicErrors['429'],
-        },
-      },
+        responses: { '200': ok('A page of own reports, newest first.', componentRef('OwnReportList'), { ...privateHeaders, Link: HEADERS.Link }) },
+      }),
     },
     '/automation/reports/{id}': {
-      get: {
+      get: privateOperation({
         operationId: 'automationReport',
-        summary: 'One of the account\'s reports; its ETag is the If-Match version',
-        tags: ['Automation'],
-        security: bearer,
-        parameters: [pathParam('id', 'Report id.')],
+        summary: "One of the account's reports, in the shape it is written; its ETag is the If-Match version",
+        parameters: [reportId],
         responses: {
-          '200': { description: 'The report, with updatedAt; the ETag header carries the same version.' },
-          '401': problem('Missing, unknown, revoked or expired key. Stop retrying.'),
-          '404': problem('No such report of this account for this agent.'),
+          '200': ok('The report.', componentRef('OwnReportDetail'), { ...privateHeaders, ETag: HEADERS.ETag }),
+          '404': problem("No report of this account and the key's agent has this id."),
         },
-      },
-      put: {
+      }),
+      put: privateOperation({
         operationId: 'updateReport',
-        summary: 'Replace one of the account\'s reports',
-        tags: ['Automation'],
-        security: bearer,
+        summary: "Replace one of the account's reports",
+        description:
+          'A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept.',
         parameters: [
-          pathParam('id', 'Report id.'),
-          { name: 'If-Match', in: 'header', required: true, schema: { type: 'string' }, description: 'The report\'s updatedAt from the latest private read.' },
+          reportId,
+          { name: 'If-Match', in: 'header', required: true, schema: { type: 'string' }, description: "The report's version (updatedAt, or the ETag of the latest read), quoted or not." },
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: componentRef('ReportSubmission') } } },
+        requestBody: jsonBody('ReportReplacement'),
         responses: {
-          '200': { description: 'id, status, updatedAt, unchanged.' },
-          '400': problem('Invalid body, or a different merchant or agent.'),
-          '404': problem('No such report of this account.'),
-          '409': problem('Stale If-Match; the body carries the current updatedAt.'),
+          '200': ok('Replaced (status PENDING), or unchanged.', componentRef('ReplaceResult'), { ...privateHeaders, ETag: HEADERS.ETag }),
+          '404': problem("No report of this account and the key's agent has this id."),
+          '409': problem('Stale If-Match: the body\'s `updatedAt` is the current version.'),
+          '413': bodyTooLarge,
+          '415': notJson,
           '428': problem('If-Match is missing.'),
-          '429': publicErrors['429'],
         },
-      },
+      }),
     },
   };
 }
@@ -269,7 +324,8 @@ let cached: JsonSchema | undefined;
 
 export function openApiDocument(baseUrl: string): JsonSchema {
   // Touch the schemas so their ids are registered before the registry is emitted.
-  void [schemas.MerchantList, schemas.CompactMerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission];
+  void [schemas.MerchantList, schemas.CompactMerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission, reportReplacement];
+  void [automation.Queue, automation.OwnReportList, automation.OwnReportDetail, automation.ReplaceResult, automation.SubmissionResult, automation.WhoAmI];
   cached ??= documentFor(baseUrl);
   return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
 }
@@ -281,8 +337,17 @@ function documentFor(baseUrl: string): JsonSchema {
     info: {
       title: 'Agent-Compatibility Directory API',
       version: '1.0.0',
-      description: `Community-reported evidence of how well AI agents can use online merchants. ${DISCLAIMER} Contributors: see the contribution schema at ${baseUrl}/api/v1/contribution-schema and the agent guide at ${baseUrl}/agent-guide.`,
+      description: `Community-reported evidence of how well AI agents can use online merchants. ${DISCLAIMER} Contributors: see the contribution schema at ${baseUrl}/api/v1/contribution-schema and the agent guide at ${baseUrl}/agent-guide. Errors are RFC 9457 problem details whose \`type\` resolves to a page saying what to do (${baseUrl}/problems).`,
+      license: { name: 'CC BY 4.0', identifier: 'CC-BY-4.0' },
+      contact: { name: 'Agent guide', url: `${baseUrl}/agent-guide` },
     },
+    security: [],
+    tags: [
+      { name: 'Public directory', description: 'Read-only, no credentials, cacheable for a minute.' },
+      { name: 'Contribution', description: 'Reports from people (browser session) and agents (bearer key).' },
+      { name: 'Automation', description: 'Bearer agent keys only: the work queue and the account\'s own reports. Never cached.' },
+      { name: 'Meta', description: 'This document.' },
+    ],
     paths: paths(),
     components: {
       schemas: componentSchemas(),

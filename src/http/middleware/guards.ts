@@ -13,10 +13,6 @@ import { clientAddress, createLimiter, type SyncedLimiter } from './rate-limit.j
 export interface ApiGuards {
   /** 120 public requests a minute per trusted client address (spec section 8). */
   publicLimiter: SyncedLimiter;
-  /** Private requests (bearer reports, automation): per account, and per trusted address. */
-  privateLimiters: RequestHandler[];
-  /** Agent-key authentication (middleware/bearer.ts). */
-  bearer: RequestHandler;
   /** Private requests per trusted address, counted before the key is checked. */
   privateAddressLimiter: RequestHandler;
   /**
@@ -64,8 +60,6 @@ export function apiGuards(deps: { pool: pg.Pool; prisma: PrismaClient; clock: Cl
       counting: 'synced',
       onSyncError: (error) => logger.warn({ err: error }, 'public rate-limit counters could not be synced'),
     }),
-    privateLimiters: [privateAccountLimiter, privateAddressLimiter],
-    bearer,
     privateAddressLimiter,
     privateGate: [privateAddressLimiter, bearer, privateAccountLimiter],
   };

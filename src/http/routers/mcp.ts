@@ -1,11 +1,23 @@
-// The MCP endpoint (/mcp): placeholder until the MCP server lands; answers 404 as before.
-import { Router } from 'express';
+// The MCP endpoint (/mcp): the directory's tools for MCP clients over Streamable HTTP, stateless
+// (one McpServer and transport per POST, no session, JSON answers rather than an event stream),
+// behind the JSON API's own guards and budgets: the public limit on every request; with an
+// Authorization header the private gate of the API (address budget, key check, account budget:
+// an invalid key is an HTTP 401 with WWW-Authenticate). The handler and its tools: src/mcp/.
+import compression from 'compression';
+import cors from 'cors';
+import express, { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import type { ApiGuards } from '../middleware/guards.js';
 import type { Logger } from '../../logger.js';
+import { cursorCodec } from '../../modules/automation/cursor.js';
+import { MCP_MAX_BODY_BYTES, mcpHandler } from '../../mcp/server.js';
+import type { ToolServices } from '../../mcp/tools.js';
+import { hasBearer } from '../middleware/bearer.js';
+import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
+import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 
 export interface McpDeps {
   baseUrl: string;
@@ -19,6 +31,82 @@ export interface McpDeps {
   cursorSecret: string;
 }
 
-export function mcpRouter(_deps: McpDeps): Router {
-  return Router();
+// Answers concern the caller's key (or nobody's) and are never stored by a shared cache.
+const privateResponse: RequestHandler = (_req, res, next) => {
+  res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' });
+  next();
+};
+
+/**
+ * Browser-based MCP clients may call from any origin, as they may call the API: nothing here
+ * rides on cookies, and a browser never sends a bearer key on its own.
+ */
+const crossOrigin = cors({
+  origin: '*',
+  methods: ['POST'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+  exposedHeaders: ['Mcp-Session-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate'],
+  maxAge: 600,
+});
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * One JSON-RPC message per request: a batch would run many tool calls for one count of the
+ * rate limits (MCP itself dropped batches in its 2025-06-18 revision).
+ */
+const oneMessage: RequestHandler = (req, res, next) => {
+  if (!Array.isArray(req.body) || req.body.length <= 1) {
+    next();
+    return;
+  }
+  res.status(400).json(jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request.'));
+};
+
+/** Stateless: no event stream to open (GET) and no session to end (DELETE), as in the SDK's examples. */
+const methodNotAllowed: RequestHandler = (_req, res) => {
+  res
+    .status(405)
+    .set('Allow', 'POST')
+    .json(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless and takes POST only.'));
+};
+
+export function mcpRouter(deps: McpDeps): Router {
+  const router = Router();
+  const { prisma, baseUrl } = deps;
+  const services: ToolServices = {
+    prisma,
+    baseUrl,
+    clock: deps.clock,
+    submissions: { prisma, baseUrl, browserQuota: deps.quotas.browser, agentQuota: deps.quotas.agent },
+    // The automation API's cursor codecs (same names): a cursor from either door works in the other.
+    automation: {
+      prisma,
+      baseUrl,
+      agentQuota: deps.quotas.agent,
+      queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
+      reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
+    },
+  };
+  const { publicLimiter, privateGate } = deps.guards;
+  // A router used as middleware runs its stack, then hands on to what follows.
+  const viaKey = Router().use(...privateGate);
+  // Any Authorization header makes the request a bearer request (never anonymous on a bad key).
+  const keyIfSent: RequestHandler = (req, res, next) => (hasBearer(req) ? viaKey(req, res, next) : next());
+
+  router.use(crossOrigin, privateResponse, refuseKeyInQuery);
+  router.post(
+    '/',
+    publicLimiter,
+    keyIfSent,
+    // Bodies are read after the guards, as on the private API.
+    express.json({ limit: MCP_MAX_BODY_BYTES, type: 'application/json', strict: true }),
+    oneMessage,
+    compression(),
+    mcpHandler(services),
+  );
+  router.all('/', methodNotAllowed);
+  router.use(apiNotFound);
+  router.use(problemErrorHandler());
+  return router;
 }

@@ -1,0 +1,120 @@
+// The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
+// for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
+// A tool that refuses answers a tool result with isError and the problem JSON the HTTP API
+// would answer (same code, title, status, detail and errors, plus retryAfter where the API
+// sends Retry-After); never a stack trace or a database message.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
+import { classifyError } from '../http/middleware/errors.js';
+import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
+import type { Logger } from '../logger.js';
+import { TOOLS, type Caller, type ToolServices } from './tools.js';
+
+export const MCP_SERVER_NAME = 'agent-compatibility-directory';
+export const MCP_SERVER_VERSION: string = packageJson.version;
+
+/**
+ * Largest MCP message: a JSON-RPC envelope around a tool's arguments. A report inside it is
+ * held to the API's own MAX_JSON_BODY_BYTES by the tool (tools.ts).
+ */
+export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+/** What the server tells a client at initialize: the rules every tool description repeats. */
+export function mcpInstructions(baseUrl: string): string {
+  return [
+    'Agent-Compatibility Directory: a public directory of online merchants with community reports on how well AI agents can shop there',
+    '(tasks ACCESS, SEARCH, DETAILS, LOGIN, CART, CHECKOUT, PURCHASE).',
+    'Anyone may use search_merchants, get_merchant, list_agents and list_categories.',
+    'Contributing (whoami, get_queue, submit_report, list_my_reports, get_my_report, update_report) needs an agent key, sent by the MCP client',
+    `as the HTTP header "Authorization: Bearer <key>" on every request; keys are issued on ${baseUrl}/profile/agents and are bound to one account`,
+    'and one agent. Never put a key in a URL or a tool argument.',
+    'Agent flow: whoami (your agentId), get_queue, test a merchant, submit_report, list_my_reports, update_report to change a report.',
+    'Report rules: report only what you actually tested (capabilityResults only for tasks you attempted); privacy must be true, and only after',
+    'checking that the report holds no personal or payment data and describes an actual authorized test with no bypass instructions;',
+    'testedAt is the UTC date of the test (YYYY-MM-DD); region is an ISO 3166-1 alpha-2 country code.',
+    'One report per merchant and agent: a second, different submission is refused (409 duplicate-report) and replaces nothing; use update_report',
+    'with the report\'s updatedAt as version. New and changed reports are PENDING until moderated.',
+    'Errors are tool results with isError and a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
+    'with the same key. On 429 or 503 wait retryAfter seconds (an HTTP 429 from the endpoint itself carries Retry-After). On 400 fix the named inputs.',
+    'After an empty queue pass wait at least an hour before the next one.',
+    'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; a search result does not certify',
+    'a merchant, and sponsored listings are advertising, never evidence. Every answer carries the methodology link and this disclaimer.',
+  ].join(' ');
+}
+
+/**
+ * The SDK validates arguments against a tool's zod schema before the tool runs, and answers a
+ * failure in its own words. The tools validate with the API's schemas instead (tools.ts), so
+ * the schema handed to the SDK accepts any object and only carries, as metadata, the JSON
+ * Schema tools/list shows. Made once: metadata lives in zod's global registry.
+ */
+const SDK_SCHEMAS = new Map(TOOLS.map((tool) => [tool.name, z.looseObject({}).meta(tool.inputJsonSchema)]));
+
+const toolResult = (body: Record<string, unknown>, isError = false): CallToolResult => ({
+  // structuredContent for clients that read it, the same JSON as text for those that do not.
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+  structuredContent: body,
+  ...(isError ? { isError: true } : {}),
+});
+
+/** A refusal or failure as the problem the HTTP API would answer, classified the same way. */
+function problemResult(error: unknown, baseUrl: string, log: Logger, tool: string): CallToolResult {
+  const { problem, log: level } = classifyError(error);
+  if (level) log[level]({ err: error, tool }, problem.status >= 500 ? 'MCP tool failed' : 'MCP tool input refused by the database');
+  const retryAfter = Number(problem.headers?.['Retry-After']);
+  return toolResult({ ...problemBody(problem, { baseUrl }), ...(retryAfter > 0 ? { retryAfter } : {}) }, true);
+}
+
+/** A server for one request of `caller`: every tool is listed; private ones refuse without a key. */
+export function directoryMcpServer(services: ToolServices, caller: Caller & { log: Logger }): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: 'Agent-Compatibility Directory', version: MCP_SERVER_VERSION },
+    { instructions: mcpInstructions(services.baseUrl) },
+  );
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: SDK_SCHEMAS.get(tool.name)!, annotations: tool.annotations },
+      async (args) => {
+        try {
+          return toolResult(await tool.run(services, caller, args));
+        } catch (error) {
+          return problemResult(error, services.baseUrl, caller.log, tool.name);
+        }
+      },
+    );
+  }
+  return server;
+}
+
+/**
+ * POST /mcp, after the guards and the JSON body parser: the SDK's stateless pattern, a new
+ * server and transport for each request (no session id), answering JSON rather than an event
+ * stream. The caller is what the guards established: the accepted key and the limits counted.
+ */
+export function mcpHandler(services: ToolServices): RequestHandler {
+  return async (req, res) => {
+    const server = directoryMcpServer(services, {
+      key: res.locals.agentKey ?? null,
+      counted: res.locals.rateLimits ?? [],
+      onUsage: (usage) => appendRateLimitHeaders(res, usage),
+      log: req.log,
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // Always the parsed body (null when it was not JSON): the transport never reads the stream itself.
+    await transport.handleRequest(req, res, req.body ?? null);
+  };
+}

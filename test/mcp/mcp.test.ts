@@ -1,0 +1,581 @@
+// The MCP endpoint (/mcp) through the SDK's own client against a listening server: the tools
+// answer what the HTTP API answers for the same question, refuse what it refuses with the same
+// problem, and never show an e-mail, an account id or a key.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { PrismaClient } from '../../src/db/client.js';
+import { createLogger } from '../../src/logger.js';
+import { cursorCodec } from '../../src/modules/automation/cursor.js';
+import { directoryMcpServer } from '../../src/mcp/server.js';
+import { TOOLS } from '../../src/mcp/tools.js';
+import { aReport, contributionTargets } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
+import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+
+type Problem = { type: string; title: string; status: number; detail?: string; errors?: { parameter?: string; pointer?: string; detail: string }[]; retryAfter?: number } & Record<string, unknown>;
+
+const PUBLIC_TOOLS = ['search_merchants', 'get_merchant', 'list_agents', 'list_categories'];
+const PRIVATE_TOOLS = ['whoami', 'get_queue', 'submit_report', 'list_my_reports', 'get_my_report', 'update_report'];
+
+/** Listens on a free port of 127.0.0.1; the base URL of the server. */
+async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
+  const server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** A problem as the HTTP API sends it, without what only HTTP has (the request path). */
+const withoutInstance = ({ instance: _instance, ...problem }: Record<string, unknown>) => problem;
+
+describe('MCP endpoint', () => {
+  let t: TestApp;
+  let http: { server: Server; url: string };
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
+  let agentId: string;
+  let key: string;
+  let auth: Record<string, string>;
+  let accountId: string;
+  const email = 'mcp-agent@example.org';
+  /** Every text a tool answered: none may show a secret. */
+  const seen: string[] = [];
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    T = await contributionTargets(t.db.prisma, 12);
+    agentId = T.agents[0]!.id;
+    // Public evidence, so that searches and profiles have summaries to show.
+    const now = t.clock.now();
+    await aReport(t.db.prisma, { merchantId: T.merchants[0]!.id, agentId, status: 'APPROVED', outcome: 'WORKS', stage: 'CHECKOUT' }, now);
+    await aReport(t.db.prisma, { merchantId: T.merchants[1]!.id, agentId, status: 'APPROVED', capabilityResults: { ACCESS: 'WORKS', CART: 'BLOCKED' }, outcome: 'PARTIAL' }, now);
+    await aReport(t.db.prisma, { merchantId: T.merchants[0]!.id, agentId: T.agents[1]!.id, status: 'APPROVED', outcome: 'BLOCKED' }, now);
+    const actor = await accountWithKey(t, email, agentId);
+    ({ key, auth } = actor);
+    accountId = actor.account.id;
+    http = await listen(t);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await new Promise((resolve) => http.server.close(resolve));
+    await t.close();
+    // Checked last, over every answer of the file.
+    const all = seen.join('\n');
+    expect(all).not.toContain(email);
+    expect(all).not.toContain(accountId);
+    expect(all).not.toContain(key);
+  });
+
+  async function connect(headers: Record<string, string> = {}): Promise<Client> {
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', http.url), { requestInit: { headers } }));
+    clients.push(client);
+    return client;
+  }
+
+  /** A tool call; its JSON text must be exactly its structured content. */
+  async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+    seen.push(text);
+    expect(JSON.parse(text)).toEqual(result.structuredContent);
+    return { isError: result.isError === true, body: result.structuredContent as Record<string, unknown> };
+  }
+
+  async function refused(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Problem> {
+    const { isError, body } = await call(client, name, args);
+    expect(isError).toBe(true);
+    return body as Problem;
+  }
+
+  const reportCount = () => t.db.prisma.report.count();
+
+  describe('discovery', () => {
+    it('names itself, says its rules at initialize and lists every tool, private ones included', async () => {
+      const client = await connect();
+      expect(client.getServerVersion()).toMatchObject({ name: 'agent-compatibility-directory', version: packageJson.version });
+      const instructions = client.getInstructions() ?? '';
+      for (const rule of ['Authorization: Bearer', '/profile/agents', 'privacy', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'update_report', '401 or 403', 'retryAfter']) {
+        expect(instructions).toContain(rule);
+      }
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS]);
+      for (const tool of tools) {
+        expect(tool.description?.length).toBeGreaterThan(40);
+        expect(tool.inputSchema.type).toBe('object');
+      }
+      for (const name of PRIVATE_TOOLS) expect(tools.find((tool) => tool.name === name)?.description).toContain('Authorization: Bearer');
+      for (const name of ['submit_report', 'update_report']) {
+        const description = tools.find((tool) => tool.name === name)!.description!;
+        for (const rule of ['privacy must be true', 'actually tested', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'stop', 'retryAfter']) expect(description).toContain(rule);
+      }
+      expect(tools.find((tool) => tool.name === 'submit_report')!.description).toContain('replaces nothing');
+    });
+
+    it('shows the API schemas as JSON Schema: integers, enums, no unknown arguments, required report fields', async () => {
+      const { tools } = await (await connect()).listTools();
+      const schema = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
+      const search = schema('search_merchants');
+      expect(search.additionalProperties).toBe(false);
+      expect(search.properties.page).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(search.properties.outcome!.enum).toEqual(['WORKS', 'PARTIAL', 'BLOCKED', 'DOES_NOT_WORK', 'UNSURE']);
+      expect(Object.keys(search.properties).sort()).toEqual(['agent', 'category', 'days', 'minReports', 'outcome', 'page', 'q', 'region', 'sort', 'stage', 'view']);
+      const submit = schema('submit_report');
+      expect(submit.required).toEqual(['adId', 'agentId', 'privacy']);
+      expect(submit.properties.privacy).toMatchObject({ const: true });
+      const update = schema('update_report');
+      expect(update.required).toEqual(['id', 'version', 'report']);
+      expect((update.properties.report as { properties: Record<string, unknown> }).properties).toHaveProperty('capabilityResults');
+      expect(JSON.stringify(tools)).not.toContain('$ref');
+      expect(schema('get_queue').properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
+    });
+  });
+
+  describe('public tools answer what the HTTP API answers', () => {
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect();
+    });
+
+    const same = async (tool: string, args: Record<string, unknown>, path: string) => {
+      const { isError, body } = await call(client, tool, args);
+      expect(isError).toBe(false);
+      const res = await request(t.app).get(path).expect(200);
+      expect(body).toEqual(res.body);
+      expect(body).toMatchObject({ methodology: `${TEST_BASE_URL}/how-it-works`, disclaimer: expect.stringContaining('Community-reported') });
+      return body;
+    };
+
+    it('search_merchants, with and without filters, in both views', async () => {
+      const all = await same('search_merchants', {}, '/api/v1/merchants');
+      expect(all).toMatchObject({ total: 12, page: 1, pageSize: 24 });
+      const slug = T.agents[0]!.slug;
+      const scoped = await same('search_merchants', { agent: slug, outcome: 'WORKS', sort: 'rating', page: 1 }, `/api/v1/merchants?agent=${slug}&outcome=WORKS&sort=rating&page=1`);
+      expect((scoped.data as { id: string }[]).map((m) => m.id)).toEqual([T.merchants[0]!.id]);
+      await same('search_merchants', { view: 'compact', sort: 'name', minReports: 1 }, '/api/v1/merchants?view=compact&sort=name&minReports=1');
+      await same('search_merchants', { category: T.merchants[0]!.category, days: 30, region: 'de' }, `/api/v1/merchants?category=${encodeURIComponent(T.merchants[0]!.category)}&days=30&region=de`);
+    });
+
+    it('get_merchant by slug and by id', async () => {
+      const merchant = T.merchants[0]!;
+      const bySlug = await same('get_merchant', { slugOrId: merchant.slug }, `/api/v1/merchants/${merchant.slug}`);
+      await same('get_merchant', { slugOrId: merchant.id }, `/api/v1/merchants/${merchant.id}`);
+      expect(bySlug.data).toMatchObject({ id: merchant.id, slug: merchant.slug });
+    });
+
+    it('list_agents and list_categories, with pages', async () => {
+      await same('list_agents', {}, '/api/v1/agents');
+      await same('list_agents', { page: 2 }, '/api/v1/agents?page=2');
+      await same('list_categories', { page: 1 }, '/api/v1/categories?page=1');
+    });
+
+    it('refuses invalid input with the API\'s own problem, naming the argument', async () => {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['search_merchants', { outcome: 'GREAT' }, '/api/v1/merchants?outcome=GREAT'],
+        ['search_merchants', { categroy: 'shoes' }, '/api/v1/merchants?categroy=shoes'],
+        ['search_merchants', { page: 0 }, '/api/v1/merchants?page=0'],
+        ['search_merchants', { days: 1.5 }, '/api/v1/merchants?days=1.5'],
+        ['search_merchants', { sort: 'rating' }, '/api/v1/merchants?sort=rating'],
+        ['search_merchants', { category: 'no-such-category' }, '/api/v1/merchants?category=no-such-category'],
+        ['search_merchants', { agent: 'Not A Slug' }, '/api/v1/merchants?agent=Not%20A%20Slug'],
+        ['list_categories', { page: 'first' }, '/api/v1/categories?page=first'],
+        ['get_merchant', { slugOrId: 'no-such-shop' }, '/api/v1/merchants/no-such-shop'],
+        ['get_merchant', { slugOrId: 'Not A Slug!' }, '/api/v1/merchants/Not%20A%20Slug!'],
+      ];
+      for (const [tool, args, path] of cases) {
+        const problem = await refused(client, tool, args);
+        const res = await request(t.app).get(path);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(problem).toEqual(withoutInstance(res.body));
+        expect(problem.status).toBe(res.status);
+      }
+      const unknown = await refused(client, 'search_merchants', { outcome: 'GREAT' });
+      expect(unknown).toMatchObject({ status: 400, type: expect.stringMatching(/\/problems\/validation-failed$/), errors: [{ parameter: 'outcome' }] });
+      expect(await refused(client, 'get_merchant', {})).toMatchObject({ status: 400, errors: [{ parameter: 'slugOrId' }] });
+    });
+
+    it('treats an Authorization-less request as anonymous, and answers privately and uncached', async () => {
+      const res = await fetch(new URL('/mcp', http.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('ratelimit-policy')).toContain('"public"');
+      expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(10);
+      // Large answers are compressed, as the API's are.
+      const search = await fetch(new URL('/mcp', http.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Accept-Encoding': 'gzip' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_merchants', arguments: {} } }),
+      });
+      expect(search.headers.get('content-encoding')).toBe('gzip');
+      expect(((await search.json()) as { result: CallToolResult }).result.structuredContent).toMatchObject({ total: 12 });
+    });
+  });
+
+  describe('private tools without a key', () => {
+    it('are refused with what to do, and write nothing', async () => {
+      const client = await connect();
+      const before = await reportCount();
+      const args: Record<string, Record<string, unknown>> = {
+        submit_report: { adId: T.merchants[5]!.id, agentId, privacy: true, outcome: 'WORKS' },
+        get_my_report: { id: '00000000-0000-7000-8000-000000000000' },
+        update_report: { id: '00000000-0000-7000-8000-000000000000', version: 'x', report: {} },
+      };
+      for (const tool of PRIVATE_TOOLS) {
+        const problem = await refused(client, tool, args[tool] ?? {});
+        expect(problem).toMatchObject({ status: 401, type: expect.stringMatching(/\/problems\/missing-credentials$/) });
+        expect(problem.detail).toContain('Authorization: Bearer <key>');
+        expect(problem.detail).toContain(`${TEST_BASE_URL}/profile/agents`);
+      }
+      expect(await reportCount()).toBe(before);
+    });
+  });
+
+  describe('with an agent key', () => {
+    let client: Client;
+    let merchantId: string;
+    let report: { id: string; updatedAt: string };
+    beforeAll(async () => {
+      client = await connect({ Authorization: `Bearer ${key}` });
+    });
+
+    const body = (extra: Record<string, unknown> = {}) => ({
+      adId: merchantId,
+      agentId,
+      privacy: true,
+      capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' },
+      testedAt: '2026-11-21',
+      region: 'DE',
+      ...extra,
+    });
+
+    it('whoami names the key\'s agent and limits, never the account', async () => {
+      const { isError, body: me } = await call(client, 'whoami');
+      expect(isError).toBe(false);
+      const http = (await request(t.app).get('/api/v1/automation/me').set(auth).expect(200)).body;
+      expect({ ...me, limits: undefined }).toEqual({ ...http, limits: undefined });
+      expect(me).toMatchObject({ agent: { id: agentId }, account: { handle: null } });
+      expect((me.limits as { name: string }[]).map((l) => l.name).sort()).toEqual(['agent-submissions', 'private:account', 'private:address', 'public']);
+      expect(JSON.stringify(me)).not.toContain('partition');
+    });
+
+    it('get_queue answers the queue of the HTTP API, with interchangeable cursors', async () => {
+      const { body: page } = await call(client, 'get_queue', { limit: 5 });
+      const http = (await request(t.app).get('/api/v1/automation/queue?limit=5').set(auth).expect(200)).body;
+      expect(page).toEqual(http);
+      expect(page.nextCursor).toEqual(expect.any(String));
+      const next = await request(t.app).get(`/api/v1/automation/queue?limit=5&after=${encodeURIComponent(page.nextCursor as string)}`).set(auth).expect(200);
+      const { body: nextByMcp } = await call(client, 'get_queue', { limit: 5, after: page.nextCursor });
+      expect(nextByMcp).toEqual(next.body);
+      // Bound to its filters, as on the API.
+      expect(await refused(client, 'get_queue', { limit: 5, after: page.nextCursor, retestAfterDays: 30 })).toMatchObject({ status: 400, errors: [{ parameter: 'after' }] });
+      expect(await refused(client, 'get_queue', { limit: 51 })).toMatchObject({ status: 400, errors: [{ parameter: 'limit' }] });
+      merchantId = (page.items as { id: string }[])[0]!.id;
+    });
+
+    it('submit_report creates a PENDING report; an identical one is unchanged, a different one a 409', async () => {
+      const before = await reportCount();
+      const created = await call(client, 'submit_report', body());
+      expect(created.isError).toBe(false);
+      expect(created.body).toMatchObject({
+        status: 'PENDING',
+        unchanged: false,
+        reviewUrl: expect.stringMatching(/\/reports\/.+\/review$/),
+        url: `${TEST_BASE_URL}/api/v1/automation/reports/${created.body.id as string}`,
+        updatedAt: expect.any(String),
+        methodology: expect.any(String),
+        disclaimer: expect.any(String),
+      });
+      expect(await reportCount()).toBe(before + 1);
+      report = { id: created.body.id as string, updatedAt: created.body.updatedAt as string };
+
+      const again = await call(client, 'submit_report', body());
+      expect(again.body).toEqual({ ...created.body, unchanged: true });
+      // The HTTP API agrees: the same answer to the same body.
+      const http = await request(t.app).post('/api/v1/reports').set(auth).send(body()).expect(200);
+      expect(again.body).toEqual(http.body);
+
+      const different = await refused(client, 'submit_report', body({ outcome: 'BLOCKED' }));
+      expect(different).toMatchObject({ status: 409, reportId: report.id, updatedAt: report.updatedAt, type: expect.stringMatching(/duplicate-report$/) });
+      expect(await reportCount()).toBe(before + 1);
+    });
+
+    it('refuses invalid reports as the API does, writing nothing', async () => {
+      const before = await reportCount();
+      const other = T.merchants[8]!.id;
+      const cases: Record<string, unknown>[] = [
+        { adId: other, agentId, privacy: false, outcome: 'WORKS' },
+        { adId: other, agentId, privacy: true },
+        { adId: other, agentId, privacy: true, outcome: 'WORKS', testedAt: '2026-11-31' },
+        { adId: other, agentId, privacy: true, outcome: 'WORKS', testedAt: '2027-01-01' },
+        { adId: other, agentId, privacy: true, outcome: 'WORKS', status: 'APPROVED' },
+        { adId: other, agentId: T.agents[1]!.id, privacy: true, outcome: 'WORKS' },
+        { adId: T.hidden.id, agentId, privacy: true, outcome: 'WORKS' },
+        { adId: other, agentId, privacy: true, outcome: 'WORKS', experience: 'x'.repeat(17_000) },
+      ];
+      for (const args of cases) {
+        const problem = await refused(client, 'submit_report', args);
+        const res = await request(t.app).post('/api/v1/reports').set(auth).send(args);
+        expect(problem).toEqual(withoutInstance(res.body));
+        expect(problem.status).toBe(res.status);
+      }
+      expect(await reportCount()).toBe(before);
+      const privacy = await refused(client, 'submit_report', cases[0]!);
+      expect(privacy).toMatchObject({ status: 400, errors: [{ pointer: '#/privacy' }] });
+    });
+
+    it('list_my_reports and get_my_report show the report as the API does', async () => {
+      const { body: list } = await call(client, 'list_my_reports', { merchant: merchantId });
+      const http = (await request(t.app).get(`/api/v1/automation/reports?merchant=${merchantId}`).set(auth).expect(200)).body;
+      expect(list).toEqual(http);
+      expect(list.items).toMatchObject([{ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, adId: merchantId, agentId }]);
+      const { body: one } = await call(client, 'get_my_report', { id: report.id });
+      expect(one).toEqual((await request(t.app).get(`/api/v1/automation/reports/${report.id}`).set(auth).expect(200)).body);
+      expect(await refused(client, 'get_my_report', { id: 'nope' })).toMatchObject({ status: 404 });
+      expect(await refused(client, 'list_my_reports', { merchant: 'nope' })).toMatchObject({ status: 400, errors: [{ parameter: 'merchant' }] });
+    });
+
+    it('update_report: a stale version is a 409 and writes nothing; the current one returns the report to PENDING', async () => {
+      const read = (await call(client, 'get_my_report', { id: report.id })).body;
+      const changed = { ...read, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', CART: 'BLOCKED' }, experience: 'Cart button ignored the agent.' };
+
+      // What was read, sent back as is, is a harmless no-op whatever version is named.
+      const same = await call(client, 'update_report', { id: report.id, version: '2020-01-01T00:00:00.000Z', report: read });
+      expect(same.body).toMatchObject({ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, unchanged: true });
+
+      const stale = await refused(client, 'update_report', { id: report.id, version: '2020-01-01T00:00:00.000Z', report: changed });
+      expect(stale).toMatchObject({ status: 409, updatedAt: report.updatedAt, type: expect.stringMatching(/stale-version$/) });
+      const missing = await refused(client, 'update_report', { id: report.id, report: changed });
+      expect(missing).toMatchObject({ status: 428, type: expect.stringMatching(/if-match-required$/) });
+      const stored = await t.db.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
+      expect(stored.updatedAt.toISOString()).toBe(report.updatedAt);
+
+      await t.db.prisma.report.update({ where: { id: report.id }, data: { status: 'APPROVED' } });
+      t.clock.advance(1000);
+      const current = (await call(client, 'get_my_report', { id: report.id })).body.updatedAt as string;
+      const updated = await call(client, 'update_report', { id: report.id, version: current, report: { ...changed, status: 'APPROVED' } });
+      expect(updated.isError).toBe(false);
+      expect(updated.body).toMatchObject({ id: report.id, status: 'PENDING', unchanged: false, methodology: expect.any(String) });
+      expect(updated.body.updatedAt).not.toBe(current);
+      const after = await t.db.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
+      expect(after).toMatchObject({ status: 'PENDING', experience: 'Cart button ignored the agent.' });
+    });
+
+    it('update_report refuses what PUT refuses, with pointers into report', async () => {
+      const read = (await call(client, 'get_my_report', { id: report.id })).body;
+      const version = read.updatedAt as string;
+      expect(await refused(client, 'update_report', { id: report.id, version, report: { ...read, adId: T.merchants[9]!.id } })).toMatchObject({
+        status: 400,
+        errors: [{ pointer: '#/adId', detail: 'cannot change' }],
+      });
+      expect(await refused(client, 'update_report', { id: report.id, version, report: { ...read, region: '' } })).toMatchObject({
+        status: 400,
+        errors: [{ pointer: '#/region' }],
+      });
+      expect(await refused(client, 'update_report', { id: report.id, version, report: 'everything works' })).toMatchObject({
+        status: 400,
+        errors: [{ parameter: 'report' }],
+      });
+      expect(await refused(client, 'update_report', { id: report.id, version, report: read, extra: 1 })).toMatchObject({
+        status: 400,
+        errors: [{ parameter: 'extra' }],
+      });
+      expect(await refused(client, 'update_report', { id: '00000000-0000-7000-8000-000000000000', version, report: read })).toMatchObject({ status: 404 });
+    });
+
+    it('lists the agent-submission quota a write used in the RateLimit headers', async () => {
+      const res = await fetch(new URL('/mcp', http.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${key}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'submit_report', arguments: { adId: T.merchants[10]!.id, agentId, privacy: true, outcome: 'UNSURE' } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const policies = res.headers.get('ratelimit-policy') ?? '';
+      for (const name of ['public', 'private:account', 'private:address', 'agent-submissions']) expect(policies).toContain(`"${name}"`);
+      const answer = (await res.json()) as { result: CallToolResult };
+      expect(answer.result.isError).toBeUndefined();
+      seen.push(JSON.stringify(answer));
+    });
+  });
+
+  describe('HTTP', () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(new URL('/mcp', http.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+
+    it('an invalid key is an HTTP 401 with WWW-Authenticate, which the client reports', async () => {
+      await expect(connect({ Authorization: 'Bearer acd_not-a-real-key' })).rejects.toSatisfy(
+        (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
+      );
+      const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Authorization: 'Bearer acd_not-a-real-key' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('Bearer');
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.text()).not.toContain('acd_not-a-real-key');
+      const malformed = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Authorization: 'Basic abc' });
+      expect(malformed.status).toBe(401);
+    });
+
+    it('GET and DELETE are 405 with Allow: POST (stateless: no stream, no session)', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const res = await fetch(new URL('/mcp', http.url), { method, headers: { Accept: 'text/event-stream' } });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+      }
+    });
+
+    it('refuses batches, bodies over 64 KB, malformed JSON and keys in the URL', async () => {
+      const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+      const batch = await post([list, { ...list, id: 2 }]);
+      expect(batch.status).toBe(400);
+      expect(await batch.json()).toMatchObject({ error: { code: -32600 } });
+      expect((await post({ ...list, params: { padding: 'x'.repeat(70_000) } })).status).toBe(413);
+      expect((await post('{"jsonrpc":')).status).toBe(400);
+      const inUrl = await fetch(new URL(`/mcp?key=${key}`, http.url), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
+      expect(inUrl.status).toBe(400);
+      expect(await inUrl.text()).not.toContain(key);
+      // The transport's own checks still apply.
+      const noAccept = await fetch(new URL('/mcp', http.url), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
+      expect(noAccept.status).toBe(406);
+      const text = await post('hello', { 'Content-Type': 'text/plain' });
+      expect(text.status).toBe(415);
+    });
+
+    it('lets browser-based clients call from any origin, without credentials', async () => {
+      const preflight = await fetch(new URL('/mcp', http.url), {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://inspector.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-protocol-version');
+      expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+      const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Origin: 'https://inspector.example' });
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    });
+
+    it('is not a session: no Mcp-Session-Id, and any request may come first', async () => {
+      const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      const answer = (await res.json()) as { result: CallToolResult };
+      expect(answer.result.structuredContent).toMatchObject({ total: 4 });
+    });
+  });
+});
+
+describe('MCP limits', () => {
+  let t: TestApp;
+  let http: { server: Server; url: string };
+  let T: Awaited<ReturnType<typeof contributionTargets>>;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { LIMIT_PUBLIC_PER_MINUTE: '8', LIMIT_AGENT_SUBMISSIONS_PER_HOUR: '1' } });
+    T = await contributionTargets(t.db.prisma, 3);
+    ({ key } = await accountWithKey(t, 'limited@example.org', T.agents[0]!.id));
+    http = await listen(t);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => http.server.close(resolve));
+    await t.close();
+  });
+
+  const connect = async (headers: Record<string, string> = {}) => {
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', http.url), { requestInit: { headers } }));
+    return client;
+  };
+
+  it('a spent submission quota is a 429 problem with retryAfter, and writes nothing', async () => {
+    const client = await connect({ Authorization: `Bearer ${key}` });
+    const submit = (merchantId: string) =>
+      client.callTool({ name: 'submit_report', arguments: { adId: merchantId, agentId: T.agents[0]!.id, privacy: true, outcome: 'WORKS' } }) as Promise<CallToolResult>;
+    expect((await submit(T.merchants[0]!.id)).isError).toBeUndefined();
+    const before = await t.db.prisma.report.count();
+    const second = await submit(T.merchants[1]!.id);
+    expect(second.isError).toBe(true);
+    expect(second.structuredContent).toMatchObject({ status: 429, type: expect.stringMatching(/rate-limited$/), retryAfter: expect.any(Number) });
+    expect((second.structuredContent as { retryAfter: number }).retryAfter).toBeGreaterThan(0);
+    expect(await t.db.prisma.report.count()).toBe(before);
+    await client.close();
+  });
+
+  it('the public limit counts every MCP request: past it, an HTTP 429 with Retry-After', async () => {
+    t.clock.advance(60_000);
+    const client = await connect();
+    let refusal: unknown;
+    for (let i = 0; i < 10 && !refusal; i++) {
+      await client.listTools().catch((error: unknown) => (refusal = error));
+    }
+    expect(refusal).toBeInstanceOf(StreamableHTTPError);
+    expect((refusal as StreamableHTTPError).code).toBe(429);
+    const res = await fetch(new URL('/mcp', http.url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    await client.close();
+  });
+});
+
+describe('MCP tools when the database is down', () => {
+  it('answer a 503 problem with retryAfter, never a database message', async () => {
+    // Every query fails as a dropped connection does.
+    const outage = Object.assign(new Error('Connection terminated unexpectedly (secret internals)'), { code: 'ECONNRESET' });
+    const broken: PrismaClient = new Proxy(function () {}, {
+      get: (_target, property) => (property === 'then' ? undefined : broken),
+      apply: () => Promise.reject(outage),
+    }) as unknown as PrismaClient;
+    const quota = { consume: () => Promise.reject(outage), refund: () => Promise.reject(outage), usage: () => Promise.reject(outage) };
+    const codec = cursorCodec('secret-for-the-test-0123456789', 'queue');
+    const services = {
+      prisma: broken,
+      baseUrl: TEST_BASE_URL,
+      clock: { now: () => new Date('2026-11-22T12:00:00Z') },
+      submissions: { prisma: broken, baseUrl: TEST_BASE_URL, browserQuota: quota, agentQuota: quota },
+      automation: { prisma: broken, baseUrl: TEST_BASE_URL, agentQuota: quota, queueCursors: codec, reportCursors: codec },
+    };
+    const key = { keyId: 'k', accountId: 'a', agentId: '00000000-0000-7000-8000-000000000001', agentSlug: 'agent' };
+    const server = directoryMcpServer(services, { key, counted: [], onUsage: () => {}, log: createLogger('silent') });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    const args: Record<string, Record<string, unknown>> = {
+      get_merchant: { slugOrId: 'some-shop' },
+      submit_report: { adId: '00000000-0000-7000-8000-000000000002', agentId: key.agentId, privacy: true, outcome: 'WORKS' },
+      get_my_report: { id: '00000000-0000-7000-8000-000000000003' },
+      update_report: { id: '00000000-0000-7000-8000-000000000003', version: '2026-11-22T12:00:00.000Z', report: { adId: '00000000-0000-7000-8000-000000000002', agentId: key.agentId, privacy: true, outcome: 'WORKS' } },
+    };
+    for (const tool of TOOLS) {
+      const result = (await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} })) as CallToolResult;
+      expect(result.isError, tool.name).toBe(true);
+      expect(result.structuredContent, tool.name).toMatchObject({ status: 503, retryAfter: 5, type: expect.stringMatching(/service-unavailable$/) });
+      expect(JSON.stringify(result)).not.toMatch(/terminated|internals|ECONNRESET|stack/i);
+    }
+    await client.close();
+  });
+});
