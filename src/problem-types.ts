@@ -196,7 +196,7 @@ export const PROBLEM_TYPES = {
   'payload-too-large': {
     status: [413],
     title: 'Body too large',
-    meaning: 'The request body is larger than the route accepts (64 KB for JSON).',
+    meaning: 'The request body is larger than the route accepts: 16,384 bytes for the API’s JSON bodies, 64 KB for an MCP message.',
     action: 'Shorten the body; notes have their own length limits in the contribution schema.',
   },
   'unsupported-media-type': {

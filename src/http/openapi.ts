@@ -152,7 +152,7 @@ function paths(): Record<string, unknown> {
         operationId: 'openApiDocument',
         summary: 'This document',
         tags: ['Meta'],
-        responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object' }, { 'Cache-Control': HEADERS.CacheControl }) },
+        responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }, publicHeaders) },
       }),
     },
     '/contribution-schema': {

@@ -2,7 +2,7 @@
 // same aggregation), validate as HTML, keep the shared layout, and fail kindly.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPABILITY_STATUS_LABELS, methodology, TASKS } from '../../src/modules/aggregation/constants.js';
+import { CAPABILITY_STATUS_LABELS, methodology, scoreBandLabel, TASKS } from '../../src/modules/aggregation/constants.js';
 import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { DISCLAIMER } from '../../src/modules/directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION } from '../../src/modules/merchants/merchants.service.js';
@@ -177,6 +177,9 @@ describe('directory pages', () => {
         expect(cells.map((c) => [c[2], c[3]])).toEqual(expected);
         for (const c of cells) expect(c[4]).toBe(STATUS_SHORT_LABELS[c[3] as keyof typeof STATUS_SHORT_LABELS]);
         for (const a of profile.agents) expect(res.text).toContain(`<tr id="agent-${a.agent.slug}">`);
+        // The row's label is the API's, word for word (confidence-aware: no "reliably" below high).
+        const rowLabels = [...res.text.matchAll(/<span class="row-status status-text-\w+">([^<]*)<\/span>/g)].map((r) => r[1]);
+        expect(rowLabels).toEqual(profile.agents.map((a) => a.label.replace(/'/g, '&#39;')));
         expect(res.text).toContain(`href="/reports/new?adId=${merchant.id}"`);
       }
     });
@@ -281,6 +284,15 @@ describe('directory pages', () => {
       for (const c of m.constants) expect(res.text).toContain(`data-constant="${c.name}">${c.value}</td>`);
       for (const rule of m.statusRules) expect(res.text).toContain(rule.when.replace(/"/g, '&#34;').replace(/'/g, '&#39;'));
       for (const rule of m.confidenceRules) expect(res.text).toContain(rule.label);
+      // The band × confidence table is the words the API's labels use.
+      for (const band of m.scoreBands) {
+        const row = new RegExp(`<tr id="band-${band.key}">([\\s\\S]*?)</tr>`).exec(res.text)![1]!;
+        for (const confidence of ['high', 'medium', 'low'] as const) {
+          expect(row).toContain(`<td data-confidence="${confidence}">${band.labels[confidence]}</td>`);
+          expect(band.labels[confidence]).toBe(scoreBandLabel(band.key, confidence));
+        }
+      }
+      expect(res.text).not.toMatch(/How far it reliably gets/);
       for (const row of m.taskCompletedFromStage) expect(res.text).toContain(`<th scope="row">${row.taskLabel.replace(/&/g, '&amp;')}</th>`);
       for (const label of Object.values(CAPABILITY_STATUS_LABELS)) expect(res.text).toContain(label);
       expect(res.text).toContain('Sponsorship is advertising.');

@@ -1,5 +1,6 @@
 // The whole application over a fresh test database, with a clock the test controls.
 import { mkdtempSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { Express } from 'express';
 import { inject } from 'vitest';
@@ -8,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config/env.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Mailer } from '../../src/mail/mailer.js';
+import { responseChecker } from './openapi-check.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { watchDirectoryVersion, type DirectoryVersions } from '../../src/modules/directory/version.js';
 
@@ -20,6 +22,8 @@ export interface TestApp {
   clock: ReturnType<typeof fixedClock>;
   logger: Logger;
   versions: DirectoryVersions;
+  /** API answers that do not match the OpenAPI document; close() fails when there are any. */
+  responseViolations: string[];
   close(): Promise<void>;
 }
 
@@ -47,7 +51,14 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 export async function createTestApp(
-  options: { env?: Record<string, string>; now?: string; logger?: Logger; mailer?: Mailer } = {},
+  options: {
+    env?: Record<string, string>;
+    now?: string;
+    logger?: Logger;
+    mailer?: Mailer;
+    /** Check every API answer against the OpenAPI document (default true). */
+    checkResponses?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = testConfig(options.env);
@@ -59,10 +70,14 @@ export async function createTestApp(
   // new directory version reaches the process within a millisecond or two (a notification);
   // here each request first makes sure it has, so no test depends on that race. The delay
   // itself is tested in test/http/response-cache.test.ts and test/process/multi-process.test.ts.
-  type Handle = (req: unknown, res: unknown, next?: unknown) => void;
+  type Handle = (req: IncomingMessage, res: ServerResponse, next?: unknown) => void;
   const inner = app as unknown as { handle: Handle };
   const handle = inner.handle.bind(app);
+  // Every API answer is checked against the OpenAPI document (test/setup/openapi-check.ts).
+  const checker = options.checkResponses === false ? undefined : responseChecker();
+  const violations: string[] = [];
   inner.handle = (req, res, next) => {
+    checker?.watch(req, res, violations);
     void versions.settle().finally(() => handle(req, res, next));
   };
   return {
@@ -72,9 +87,14 @@ export async function createTestApp(
     clock,
     logger,
     versions,
+    responseViolations: violations,
     async close() {
       await versions.close();
       await db.drop();
+      if (violations.length > 0) {
+        const unique = [...new Set(violations)];
+        throw new Error(`${unique.length} API answers do not match the OpenAPI document:\n${unique.slice(0, 20).join('\n')}`);
+      }
     },
   };
 }

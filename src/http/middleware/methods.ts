@@ -48,7 +48,7 @@ export function methodTable(mounts: Mounts) {
       status: 405,
       code: 'method-not-allowed',
       title: 'Method not allowed',
-      detail: `${req.baseUrl}${req.path} takes ${allow.join(', ')}, not ${req.method}.`,
+      detail: `This address takes ${allow.join(', ')}, not ${req.method}.`,
       headers: { Allow: allow.join(', ') },
     });
   };

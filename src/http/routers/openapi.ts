@@ -1,10 +1,19 @@
+// GET /api/v1/openapi.json: the document, built once, with an ETag so clients can revalidate.
+import { createHash } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { openApiDocument } from '../openapi.js';
 
 export function openApiRouter(deps: { baseUrl: string; compress: RequestHandler }): Router {
   const router = Router();
-  router.get('/openapi.json', deps.compress, (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').json(openApiDocument(deps.baseUrl));
+  const body = JSON.stringify(openApiDocument(deps.baseUrl));
+  const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+  router.get('/openapi.json', deps.compress, (req, res) => {
+    res.set({ 'Cache-Control': 'public, max-age=300', ETag: etag });
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.type('application/json').send(body);
   });
   return router;
 }

@@ -72,19 +72,9 @@ export const CAPABILITY_STATUS_LABELS: Readonly<Record<CapabilityStatus, string>
   untested: 'Untested (no task observations)',
 };
 
-/** How far an agent reliably gets, lowest first. */
+/** How far along the shopping funnel an agent gets, lowest first. */
 export const SCORE_BANDS = ['none', 'access', 'browse', 'details', 'cart', 'checkout', 'purchase'] as const;
 export type ScoreBand = (typeof SCORE_BANDS)[number];
-
-export const SCORE_BAND_LABELS: Readonly<Record<ScoreBand, string>> = {
-  none: 'No task reliably supported',
-  access: 'Reliably reaches the website',
-  browse: 'Reliably browses',
-  details: 'Reliably opens details',
-  cart: 'Reliably adds to cart',
-  checkout: 'Reliably gets through checkout',
-  purchase: 'Reliably completes purchases',
-};
 
 /**
  * The shopping funnel behind the score band and the per-agent status, in order. LOGIN is not in
@@ -112,6 +102,41 @@ export const CONFIDENCE_LABELS: Readonly<Record<Confidence, string>> = {
   medium: 'Medium confidence',
   high: 'High confidence',
 };
+
+// Words of a per-agent summary. A label claims no more than the confidence behind it:
+// "reliably" only at high confidence, "usually" at medium, "so far" / "yet" at low. The API's
+// `label`, the pages and the methodology page all take their words from here.
+
+/** A score band in words, by the confidence of the summary that reached it. */
+export const SCORE_BAND_LABELS_BY_CONFIDENCE: Readonly<Record<ScoreBand, Readonly<Record<Confidence, string>>>> = {
+  none: { high: 'No task reliably works', medium: 'No task works consistently', low: 'No task confirmed yet' },
+  access: { high: 'Reliably reaches the website', medium: 'Usually reaches the website', low: 'Website access worked so far' },
+  browse: { high: 'Reliably browses', medium: 'Usually browses', low: 'Browsing worked so far' },
+  details: { high: 'Reliably opens details', medium: 'Usually opens details', low: 'Opening details worked so far' },
+  cart: { high: 'Reliably adds to cart', medium: 'Usually adds to cart', low: 'Adding to cart worked so far' },
+  checkout: { high: 'Reliably gets through checkout', medium: 'Usually gets through checkout', low: 'Checkout worked so far' },
+  purchase: { high: 'Reliably completes purchases', medium: 'Usually completes purchases', low: 'Purchasing worked so far' },
+};
+
+/** The label of an agent without any task observation (whatever its overall-outcome-only reports). */
+export const UNTESTED_SUMMARY_LABEL = 'Not tested';
+
+/** How far an agent gets, in words that match the confidence (e.g. "Usually adds to cart"). */
+export function scoreBandLabel(band: ScoreBand, confidence: Confidence): string {
+  return SCORE_BAND_LABELS_BY_CONFIDENCE[band][confidence];
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/**
+ * The one-line label of a per-agent summary: its status, then how far it gets in words that
+ * match the confidence, e.g. "Supported; checkout worked so far" at low confidence and
+ * "Supported; reliably gets through checkout" at high. "Not tested" when untested.
+ */
+export function summaryLabel(status: CapabilityStatus, band: ScoreBand, confidence: Confidence): string {
+  if (status === 'untested') return UNTESTED_SUMMARY_LABEL;
+  return `${CAPABILITY_STATUS_LABELS[status]}; ${lowerFirst(scoreBandLabel(band, confidence))}`;
+}
 
 /** How an observation of a task was obtained from a report. */
 export const OBSERVATION_KINDS = ['explicit', 'reached_stage'] as const;
@@ -221,7 +246,12 @@ export interface Methodology {
   tasks: Array<{ key: TaskKey; label: string }>;
   outcomes: Array<{ key: OutcomeKey; label: string }>;
   stages: Array<{ key: StageKey; label: string }>;
-  scoreBands: Array<{ key: ScoreBand; label: string }>;
+  /** Each score band in words, by confidence: the table the pages and the API's `label` use. */
+  scoreBands: Array<{ key: ScoreBand; labels: Record<Confidence, string> }>;
+  /** The confidence columns of that table, highest first. */
+  bandConfidences: Array<{ confidence: Confidence; label: string }>;
+  summaryLabelRule: string;
+  summaryLabelExamples: Array<{ status: CapabilityStatus; scoreBand: ScoreBand; confidence: Confidence; label: string }>;
 }
 
 const pct = (share: number) => `${Math.round(share * 100)} %`;
@@ -296,6 +326,20 @@ export function methodology(): Methodology {
     tasks: TASKS.map((key) => ({ key, label: TASK_LABELS[key] })),
     outcomes: OUTCOMES.map((key) => ({ key, label: OUTCOME_LABELS[key] })),
     stages: STAGES.map((key) => ({ key, label: STAGE_LABELS[key] })),
-    scoreBands: SCORE_BANDS.map((key) => ({ key, label: SCORE_BAND_LABELS[key] })),
+    scoreBands: SCORE_BANDS.map((key) => ({
+      key,
+      labels: Object.fromEntries(CONFIDENCE_LEVELS.map((level) => [level, scoreBandLabel(key, level)])) as Record<Confidence, string>,
+    })),
+    bandConfidences: [...CONFIDENCE_LEVELS].reverse().map((confidence) => ({ confidence, label: CONFIDENCE_LABELS[confidence] })),
+    summaryLabelRule:
+      'A summary\'s label is its status, then how far it gets in words that match its confidence: "reliably" only at high ' +
+      'confidence, "usually" or "consistently" at medium, "so far" or "yet" at low (few, old or divided reports). ' +
+      `An agent without task observations reads "${UNTESTED_SUMMARY_LABEL}".`,
+    summaryLabelExamples: [...CONFIDENCE_LEVELS].reverse().map((confidence) => ({
+      status: 'supported' as const,
+      scoreBand: 'checkout' as const,
+      confidence,
+      label: summaryLabel('supported', 'checkout', confidence),
+    })),
   };
 }

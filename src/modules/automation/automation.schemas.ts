@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { intParam, slugParam, uuidParam } from '../directory/query.js';
-import { CapabilityResults, FailureReason, Notice, Outcome, Stage } from '../directory/schemas.js';
+import { CapabilityResults, FailureReason, Notice, Outcome, Stage, Website } from '../directory/schemas.js';
 import { QUEUE_LIMIT, RETEST_AFTER_DAYS } from '../reports/contribution-schema.js';
 
 const limit = intParam(QUEUE_LIMIT.min, QUEUE_LIMIT.max).optional().default(QUEUE_LIMIT.default);
@@ -38,7 +38,7 @@ export const QueueItem = z
     id: z.uuid(),
     slug: z.string(),
     name: z.string(),
-    website: url,
+    website: Website,
     category: z.object({ name: z.string(), slug: z.string() }).nullable().describe('Kept for existing clients; categoryInfo is the shape merchants use.'),
     categoryInfo: CategoryInfo,
     profileUrl: url,
@@ -78,7 +78,7 @@ export const OwnReport = z
     url: url.describe('This report in the automation API.'),
     reviewUrl: url.describe("The person's private review page (needs a browser sign-in)."),
     screenshotCount: z.int().min(0),
-    merchant: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), website: url, url, categoryInfo: CategoryInfo }),
+    merchant: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url, categoryInfo: CategoryInfo }),
   })
   .meta({
     id: 'OwnReport',

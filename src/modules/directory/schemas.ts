@@ -15,6 +15,8 @@ import {
 const isoDateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
 const url = z.url();
+/** A merchant's site: an http(s) address as moderators entered it (not re-encoded, so not always a strict URI). */
+export const Website = z.string().describe("The merchant's http(s) address.");
 
 export const Task = z.enum(TASKS).meta({ id: 'Task', description: 'Task key, in the spec\'s order.' });
 export const Outcome = z.enum(OUTCOMES).meta({ id: 'Outcome' });
@@ -99,7 +101,7 @@ export const Merchant = z
     id: z.uuid(),
     slug: z.string(),
     name: z.string(),
-    website: url,
+    website: Website,
     url: url.describe('This merchant in the API.'),
     profileUrl: url.describe('The merchant\'s public page.'),
     category: z.string().describe('The category string as originally given.'),

@@ -2,7 +2,7 @@
 // shared aggregation engine (precomputed rows; untested agents computed from no evidence).
 import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound } from '../../errors.js';
-import { CAPABILITY_STATUS_LABELS, SCORE_BAND_LABELS, TASKS } from '../aggregation/constants.js';
+import { summaryLabel as labelOf, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
 import { summarize } from '../aggregation/summaries.service.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
@@ -53,11 +53,8 @@ function agentRef(links: Links, agent: AgentRow) {
   return { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) };
 }
 
-function summaryLabel(summary: AgentSummary): string {
-  return summary.status === 'untested'
-    ? 'Not tested'
-    : `${CAPABILITY_STATUS_LABELS[summary.status]}; ${SCORE_BAND_LABELS[summary.scoreBand].toLowerCase()}`;
-}
+/** Status and band in words that claim no more than the summary's confidence (the pages show the same). */
+const summaryLabel = (summary: AgentSummary): string => labelOf(summary.status, summary.scoreBand, summary.confidence);
 
 function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, shape: 'detail' | 'list' = 'detail') {
   const absolute = <T extends { url: string }>(refs: T[]) =>

@@ -1,11 +1,19 @@
 // /agent-guide: plain text, complete enough for an AI agent with nothing else. Every enumeration,
-// limit and URL is printed from the same constants and schema the API enforces
-// (contributionSchema, the key and queue constants), so the guide cannot drift from the code.
+// limit, problem code, MCP tool and URL is printed from the same constants and schema the API
+// enforces (contributionSchema, the key, queue and MCP constants, PROBLEM_TYPES, TOOLS), so the
+// guide cannot drift from the code. The worked example (section "Worked example") is a real
+// exchange captured from a running server, with ids replaced by placeholders and long text
+// trimmed; its limit figures are printed from the configuration.
 import type { Config } from '../../config/env.js';
+import { KEY_PARAMETER_NAMES } from '../../http/middleware/key-in-query.js';
+import { MCP_MAX_BODY_BYTES } from '../../mcp/server.js';
+import { TOOLS } from '../../mcp/tools.js';
+import { PROBLEM_TYPES } from '../../problem-types.js';
 import { CAPABILITY_STATUSES, CAPABILITY_STATUS_LABELS } from '../aggregation/constants.js';
-import { DISCLAIMER } from '../directory/notice.js';
-import { KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
+import { DISCLAIMER, MAX_PAGE } from '../directory/notice.js';
+import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
+import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
 
 interface JsonSchemaProperty {
   type?: string;
@@ -20,13 +28,72 @@ interface JsonSchemaProperty {
 }
 
 const RULE = '='.repeat(78);
-const heading = (n: number, title: string) => `\n${n}. ${title.toUpperCase()}\n${'-'.repeat(title.length + 2 + String(n).length)}\n`;
 const n = (value: number) => value.toLocaleString('en-US');
 const keyList = (items: ReadonlyArray<{ key: string; label: string }>) =>
   items.map((i) => `  ${i.key.padEnd(18)} ${i.label}`).join('\n');
+/** `text` after `prefix`, wrapped at `width` with continuation lines under the text's start. */
+function wrap(prefix: string, text: string, width = 96): string {
+  const pad = ' '.repeat(prefix.length);
+  const lines: string[] = [];
+  let line = prefix;
+  let empty = true;
+  for (const word of text.split(' ')) {
+    if (!empty && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = pad + word;
+    } else {
+      line += (empty ? '' : ' ') + word;
+    }
+    empty = false;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+const indent = (text: string, spaces: number) =>
+  text
+    .split('\n')
+    .map((line) => (line ? ' '.repeat(spaces) + line : line))
+    .join('\n');
 
 /** Bounded exponential backoff for transient failures, printed in the guide. */
 export const BACKOFF = { firstSeconds: 2, factor: 2, maxSeconds: 300, maxAttempts: 6 } as const;
+
+/**
+ * One line per MCP tool of src/mcp/tools.ts. A tool without a line here is still listed (with
+ * its title), and test/pages/agent-guide.test.ts fails until it gets one.
+ */
+export const MCP_TOOL_SUMMARIES: Readonly<Record<string, string>> = {
+  search_merchants:
+    'Search the directory (GET /api/v1/merchants): q, category, agent, outcome, stage, region, days, minReports, sort, page, view ("compact" is far smaller).',
+  get_merchant: 'One merchant by slugOrId, with a summary for every active agent (GET /api/v1/merchants/{slugOrId}).',
+  list_agents: 'Active agents: id, slug, name, vendor (GET /api/v1/agents); page.',
+  list_categories: 'Canonical categories: name, slug, page URL, public merchant count (GET /api/v1/categories); page.',
+  whoami: 'KEY. Your agent (agent.id is your agentId), your key and every limit with what remains (GET /api/v1/automation/me).',
+  get_queue: 'KEY. The work queue (GET /api/v1/automation/queue): limit, after, category, retestAfterDays.',
+  submit_report: 'KEY. Submit a report (POST /api/v1/reports); the arguments are the fields of a report body.',
+  list_my_reports: 'KEY. Your reports, newest first (GET /api/v1/automation/reports): limit, after, merchant.',
+  get_my_report: 'KEY. One of your reports by id (GET /api/v1/automation/reports/{id}).',
+  update_report:
+    'KEY. Replace a report (PUT /api/v1/automation/reports/{id}): id, version (the If-Match value: updatedAt), report (the body as read, with your changes).',
+};
+
+/**
+ * JSON laid out for reading: an object or array that fits on its line stays on it, others
+ * open one line per member.
+ */
+function pretty(value: unknown, column = 0, depth = 0, width = 100): string {
+  const inline = JSON.stringify(value, null, 1)?.replace(/\n\s*/g, ' ') ?? 'null';
+  if (value === null || typeof value !== 'object' || column + inline.length <= width) return inline;
+  const pad = '  '.repeat(depth + 1);
+  if (Array.isArray(value)) {
+    return `[\n${value.map((v) => pad + pretty(v, pad.length, depth + 1, width)).join(',\n')}\n${'  '.repeat(depth)}]`;
+  }
+  const members = Object.entries(value as Record<string, unknown>).map(([key, v]) => {
+    const name = `${pad}${JSON.stringify(key)}: `;
+    return name + pretty(v, name.length, depth + 1, width);
+  });
+  return `{\n${members.join(',\n')}\n${'  '.repeat(depth)}}`;
+}
 
 function fieldRules(body: Record<string, unknown>): string {
   const properties = (body.properties ?? {}) as Record<string, JsonSchemaProperty>;
@@ -42,40 +109,290 @@ function fieldRules(body: Record<string, unknown>): string {
       if (p.minLength !== undefined && p.minLength > 0) parts.push('not empty');
       if (p.maxLength !== undefined) parts.push(`at most ${p.maxLength.toLocaleString('en-US')} characters`);
       const description = p.description && name !== 'privacy' ? ` ${p.description}` : '';
-      return `  ${name.padEnd(18)} ${parts.join('; ')}.${description}`;
+      return wrap(`  ${name.padEnd(18)} `, `${parts.join('; ')}.${description}`);
     })
     .join('\n');
+}
+
+/** Problem codes by status, from PROBLEM_TYPES: `status  code, code, …`. */
+function problemCodesByStatus(): string {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, type] of Object.entries(PROBLEM_TYPES)) {
+    for (const status of type.status) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return [...byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, codes]) => wrap(`  ${status}  `, codes.join(', ')))
+    .join('\n');
+}
+
+/** The sections, in order: references between them are printed from this list. */
+const SECTION_ORDER = ['about', 'words', 'quick', 'keys', 'me', 'fields', 'submit', 'queue', 'own', 'example', 'public', 'errors', 'limits', 'mcp', 'conduct'] as const;
+type SectionId = (typeof SECTION_ORDER)[number];
+const num = (id: SectionId) => SECTION_ORDER.indexOf(id) + 1;
+
+interface Section {
+  id: SectionId;
+  title: string;
+  body: string;
+}
+
+/** The worked example: a real exchange with a running server (section "Worked example"). */
+function workedExample(baseUrl: string, limits: Config['limits']): string {
+  const key = '<AGENT_ACCESS_KEY>';
+  const agentId = '<AGENT_ID>';
+  const merchantId = '<MERCHANT_ID>';
+  const reportId = '<REPORT_ID>';
+  const reportUrl = `${baseUrl}/api/v1/automation/reports/${reportId}`;
+  const reviewUrl = `${baseUrl}/reports/${reportId}/review`;
+  const v1 = '2026-11-23T02:29:16.394Z';
+  const v2 = '2026-11-23T02:29:25.322Z';
+  const notice = { methodology: `${baseUrl}/how-it-works`, disclaimer: `${DISCLAIMER.split('. ')[0]}. …` };
+  const addr = limits.privateAddressPerMinute;
+  const acct = limits.privatePerMinute;
+  const subs = limits.agentSubmissionsPerHour;
+  const policies = (extra = false) =>
+    [
+      `RateLimit-Policy: "private:address"; q=${addr}; w=60; pk=:…:`,
+      `RateLimit-Policy: "private:account"; q=${acct}; w=60; pk=:…:`,
+      ...(extra ? [`RateLimit-Policy: "agent-submissions"; q=${subs}; w=3600; pk=:…:`] : []),
+    ].join('\n');
+  const remaining = (used: number, resetAddress: number, resetAccount: number, submissionsLeft?: number) =>
+    [
+      `RateLimit: "private:address"; r=${addr - used}; t=${resetAddress}`,
+      `RateLimit: "private:account"; r=${acct - used}; t=${resetAccount}`,
+      ...(submissionsLeft !== undefined ? [`RateLimit: "agent-submissions"; r=${submissionsLeft}; t=3600`] : []),
+    ].join('\n');
+  const block = (text: string) => indent(text, 4);
+  const json = (value: unknown) => block(pretty(value, 0, 0, 96));
+
+  const report = {
+    adId: merchantId,
+    agentId,
+    privacy: true,
+    capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'PARTIAL' },
+    stage: 'CART',
+    failureReason: 'INTERFACE',
+    humanIntervention: false,
+    testedAt: '2026-11-23',
+    region: 'DE',
+    agentVersion: '2.4.1',
+    task: 'Add a 1,000-piece jigsaw puzzle to the cart',
+    experience: 'Search and product pages worked; the quantity picker needed two attempts before the cart accepted the item.',
+  };
+  const merchant = {
+    id: merchantId,
+    slug: 'paper-crane-hobbies',
+    name: 'Paper Crane Hobbies',
+    url: `${baseUrl}/api/v1/merchants/paper-crane-hobbies`,
+    categoryInfo: { name: 'Toys & Games', slug: 'toys-games', url: `${baseUrl}/categories/toys-games` },
+  };
+  const read = {
+    id: reportId,
+    adId: merchantId,
+    agentId,
+    privacy: true,
+    merchant,
+    status: 'PENDING',
+    moderationFeedback: null,
+    updatedAt: v1,
+    createdAt: v1,
+    url: reportUrl,
+    reviewUrl,
+    screenshotCount: 0,
+    capabilityResults: { CART: 'PARTIAL', ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS' },
+    outcome: 'PARTIAL',
+    stage: 'CART',
+    failureReason: 'INTERFACE',
+    humanIntervention: false,
+    testedAt: '2026-11-23',
+    agentVersion: '2.4.1',
+    region: 'DE',
+    task: report.task,
+    experience: report.experience,
+    ...notice,
+  };
+  const changes = {
+    capabilityResults: { CART: 'WORKS', ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS' },
+    outcome: null,
+    stage: 'CHECKOUT',
+    failureReason: null,
+    experience: 'Second attempt: the quantity picker accepted the item at once; stopped at the checkout page as instructed.',
+  };
+  const { methodology: _m, disclaimer: _d, ...readFields } = read;
+  const put = { ...readFields, ...changes };
+  const queueItem = (id: string, slug: string, name: string, category: { name: string; slug: string }) => ({
+    id,
+    slug,
+    name,
+    website: `https://${slug}.example`,
+    category,
+    categoryInfo: { ...category, url: `${baseUrl}/categories/${category.slug}` },
+    profileUrl: `${baseUrl}/merchants/${slug}`,
+    apiUrl: `${baseUrl}/api/v1/merchants/${slug}`,
+  });
+
+  return `Captured from a running server, then edited only as follows: <AGENT_ACCESS_KEY> is the key;
+<AGENT_ID>, <KEY_ID>, <MERCHANT_ID>, <MERCHANT_2_ID> and <REPORT_ID> stand for UUIDs and
+<CURSOR> for an opaque cursor (each placeholder is one value throughout); "…" marks trimmed
+text; only the headers that matter here are shown; the limit figures are this server's.
+
+Step 1. Who am I?
+${block(`GET ${baseUrl}/api/v1/automation/me
+Authorization: Bearer ${key}`)}
+  Answer:
+${block(`HTTP/1.1 200 OK
+Cache-Control: no-store
+${policies()}
+${remaining(1, 48, 60)}`)}
+${json({
+  agent: { id: agentId, slug: 'basket-pilot', name: 'Basket Pilot' },
+  account: { handle: null },
+  key: { id: '<KEY_ID>', prefix: `${KEY_PREFIX}xxxxxxxx`, createdAt: '2026-11-23T02:29:01.983Z', expiresAt: '2027-02-21T02:29:01.983Z' },
+  limits: [
+    { name: 'private:address', limit: addr, windowSeconds: 60, remaining: addr - 1, resetSeconds: 48 },
+    { name: 'private:account', limit: acct, windowSeconds: 60, remaining: acct - 1, resetSeconds: 60 },
+    { name: 'agent-submissions', limit: subs, windowSeconds: 3600, remaining: subs, resetSeconds: 3600 },
+  ],
+  ...notice,
+})}
+  => agentId for every report is "<AGENT_ID>".
+
+Step 2. The first page of a queue pass.
+${block(`GET ${baseUrl}/api/v1/automation/queue?limit=2
+Authorization: Bearer ${key}`)}
+  Answer:
+${block(`HTTP/1.1 200 OK
+Link: <${baseUrl}/api/v1/automation/queue?limit=2&after=<CURSOR>>; rel="next"`)}
+${json({
+  items: [
+    queueItem(merchantId, 'paper-crane-hobbies', 'Paper Crane Hobbies', { name: 'Toys & Games', slug: 'toys-games' }),
+    queueItem('<MERCHANT_2_ID>', 'circuit-sparrow', 'Circuit Sparrow', { name: 'Electronics', slug: 'electronics' }),
+  ],
+  nextCursor: '<CURSOR>',
+  ...notice,
+})}
+  => Test Paper Crane Hobbies (only if you are authorised to), report it (step 3), then do the
+     same for Circuit Sparrow. Then GET the next page: the same URL plus &after=<CURSOR> (or
+     follow the Link header) and go on until nextCursor is null.
+
+Step 3. Report the first merchant.
+${block(`POST ${baseUrl}/api/v1/reports
+Authorization: Bearer ${key}
+Content-Type: application/json`)}
+${json(report)}
+  Answer:
+${block(`HTTP/1.1 201 Created
+Location: ${reportUrl}
+ETag: "${v1}"
+${policies(true)}
+${remaining(3, 44, 57, subs - 1)}`)}
+${json({ id: reportId, status: 'PENDING', reviewUrl, updatedAt: v1, url: reportUrl, unchanged: false, ...notice })}
+  => Keep id and updatedAt. Location and url are this report in the API; reviewUrl is your
+     person's page (it needs a browser sign-in): do not fetch it.
+
+  The same body sent again (a retry after a lost answer) writes nothing:
+${block(`HTTP/1.1 200 OK
+ETag: "${v1}"`)}
+${json({ id: reportId, status: 'PENDING', reviewUrl, updatedAt: v1, url: reportUrl, unchanged: true, ...notice })}
+  A different body for the same merchant and agent (here "three attempts" in experience) is
+  refused:
+${block(`HTTP/1.1 409 Conflict
+Content-Type: application/problem+json`)}
+${json({
+  type: `${baseUrl}/problems/duplicate-report`,
+  title: 'A different report exists',
+  status: 409,
+  detail: `This account already reported this merchant for this agent with different content. Update it with PUT /api/v1/automation/reports/${reportId} and If-Match: ${v1}.`,
+  instance: 'urn:request:aeec3fe1-a095-4ad0-9371-5d298f69a5ca',
+  reportId,
+  updatedAt: v1,
+  reviewUrl,
+  updateUrl: reportUrl,
+})}
+
+Step 4. Later: read the report before changing it.
+${block(`GET ${reportUrl}
+Authorization: Bearer ${key}`)}
+  Answer:
+${block(`HTTP/1.1 200 OK
+ETag: "${v1}"`)}
+${json(read)}
+  => The spec fields as written (capabilityResults may come back in another key order: order
+     does not matter), the derived outcome PARTIAL, and the server's fields.
+
+Step 5. Change it: send back what you read, with your changes, at the version you read.
+     Here CART now works and the agent reached CHECKOUT. outcome was derived from the old
+     capabilityResults, so it is set to null to be derived again (or set it yourself).
+${block(`PUT ${reportUrl}
+Authorization: Bearer ${key}
+Content-Type: application/json
+If-Match: "${v1}"`)}
+${json(put)}
+  Answer:
+${block(`HTTP/1.1 200 OK
+ETag: "${v2}"
+${policies(true)}
+${remaining(7, 35, 48, subs - 2)}`)}
+${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: false, url: reportUrl, ...notice })}
+  => The new version is ${v2}. A GET now shows outcome WORKS (derived)
+     and stage CHECKOUT.
+     Had the report been APPROVED, it would now be PENDING again (off the public directory
+     until a moderator approves it again).
+
+Step 6. What a stale version does. Another change (humanIntervention true), still naming the old
+     version "${v1}":
+${block(`HTTP/1.1 409 Conflict
+Content-Type: application/problem+json`)}
+${json({
+  type: `${baseUrl}/problems/stale-version`,
+  title: 'The report has changed',
+  status: 409,
+  detail: 'If-Match does not name the current version. Read the report again and retry with its updatedAt.',
+  instance: 'urn:request:2cca7152-5567-461a-92ea-2c24d0b98c05',
+  updatedAt: v2,
+})}
+  => Nothing was written. GET the report again, re-apply your change to what you read, PUT it
+     with If-Match: "${v2}".
+
+  The step 5 body sent again with the same old version, unquoted this time
+  (If-Match: ${v1}), is identical to the stored report, so it is not refused,
+  whatever version it names:
+${block(`HTTP/1.1 200 OK
+ETag: "${v2}"`)}
+${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: true, url: reportUrl, ...notice })}`;
 }
 
 export function agentGuide(baseUrl: string, limits: Config['limits']): string {
   const schema = contributionSchema(baseUrl, limits);
   const l = schema.limits;
   const e = schema.endpoints;
+  const api = `${baseUrl}/api/v1`;
   const example = {
     adId: '<merchant id from GET /api/v1/merchants or the queue>',
-    agentId: '<your agent id from GET /api/v1/agents>',
+    agentId: '<your agent id: agent.id of GET /api/v1/automation/me>',
     privacy: true,
     capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'PARTIAL' },
     outcome: 'PARTIAL',
     stage: 'CART',
     failureReason: 'INTERFACE',
     humanIntervention: false,
-    testedAt: '<YYYY-MM-DD, the day you tested>',
+    testedAt: '<YYYY-MM-DD, the UTC date of your test>',
+    region: '<ISO 3166-1 alpha-2 code of where you tested from, e.g. DE>',
     agentVersion: '<your version>',
     task: 'Add a 2 m USB-C charging cable to the cart',
     experience: 'Search and product pages worked; the quantity picker needed two attempts before the cart accepted the item.',
   };
+  const keyParams = [...KEY_PARAMETER_NAMES].map((name) => `?${name}=`).join(', ');
+  const tools = TOOLS.map((tool) =>
+    wrap(`  ${tool.name.padEnd(17)} `, MCP_TOOL_SUMMARIES[tool.name] ?? `${tool.title} (see its description in tools/list).`),
+  ).join('\n');
 
-  return `AGENT-COMPATIBILITY DIRECTORY: GUIDE FOR AI AGENTS
-${RULE}
-Service: ${baseUrl}
-This plain-text page is written for AI agents. It is everything you need to contribute
-reports correctly. Machine-readable versions of the same facts:
-  Contribution schema (tasks, outcomes, stages, limits, body JSON Schema): ${baseUrl}${CONTRIBUTION_SCHEMA_PATH}
-  OpenAPI 3.1 description of every endpoint:                              ${e.openapi}
-  Methodology (how reports become statuses):                              ${baseUrl}/how-it-works
-${heading(1, 'What this service is')}
-A public directory of online merchants (websites) with community-reported evidence of how
+  const sections: Section[] = [
+    {
+      id: 'about',
+      title: 'What this service is',
+      body: `A public directory of online merchants (websites) with community-reported evidence of how
 well AI agents can use each one, task by task: website access, browsing, details, login,
 cart, checkout, purchase. People, and AI agents acting with a person's permission, report
 one test of one merchant with one agent. Every report is moderated; only approved reports
@@ -83,44 +400,133 @@ for public merchants and active agents become public, and they are aggregated in
 per-agent summaries and per-task capability statuses:
 ${CAPABILITY_STATUSES.map((s) => `  ${s.padEnd(12)} ${CAPABILITY_STATUS_LABELS[s]}`).join('\n')}
 
-${DISCLAIMER}
+${wrap('', DISCLAIMER, 92)}
 A successful submission is not a published compatibility claim: it waits for moderation.
 Sponsored listings are advertising, never evidence that a site works. Owner statements are
 the business owner's word and never change community statuses or counts.
-${heading(2, 'Getting a key (a person does this)')}
-You cannot create a key yourself. A person signs in at ${baseUrl}/sign-in (by e-mail link)
-and issues a key for you at ${e.keys}, choosing which agent the key is for.
-  - A key looks like ${KEY_PREFIX}<${Math.ceil((KEY_RANDOM_BYTES * 4) / 3)} letters, digits, - and _>. It is shown to the person once; they give it to you.
+
+You can work over plain HTTP (sections ${num('keys')} to ${num('limits')}) or as an MCP client (section ${num('mcp')}): the same
+operations, rules, answers and limits.`,
+    },
+    {
+      id: 'words',
+      title: 'Words used here',
+      body: `  canonical category  A category's current name and slug, as GET /api/v1/categories lists
+                      them and as categoryInfo {name, slug, url} gives them. When moderators
+                      rename a category, its old name and slug become legacy names: page URLs
+                      with them redirect (301) to the canonical slug's page, and the public
+                      merchant filter category still accepts them (and a merchant's original
+                      category string), case-insensitively. The queue's category parameter
+                      takes a canonical slug only (lowercase letters, digits, hyphens): a
+                      legacy name or slug there is a 400.
+  canonical merchant  ("approved canonical merchants") A public merchant the moderators have
+                      approved for the automation queue. The queue lists only these; any
+                      public merchant (GET /api/v1/merchants) can still be reported by its id.
+  version             A report's updatedAt, an ISO 8601 UTC time with milliseconds such as
+                      2026-11-23T02:29:16.394Z. Every write moves it forward, a moderator's
+                      decision included. Every private report answer carries it as a quoted
+                      ETag, and If-Match must name it (quoted or unquoted).
+  identical           Two report bodies are identical when their content is the same: key order,
+                      task order, null versus absent, and whether outcome was given or derived
+                      do not matter. adId and agentId never change, and privacy is always true.
+  pass                One walk through the queue, from the first page until nextCursor is null.
+  your agent          The agent your key is bound to. GET /api/v1/automation/me names it.`,
+    },
+    {
+      id: 'quick',
+      title: 'Quick start',
+      body: `  1. Your person gives you a key (section ${num('keys')}). Send it on every private request as
+     Authorization: Bearer <AGENT_ACCESS_KEY>, never in a URL.
+  2. GET /api/v1/automation/me: agent.id is the agentId of all your reports; limits says
+     what remains of each limit.
+  3. GET /api/v1/automation/queue?limit=${l.queueLimit.default}: merchants to test. Follow nextCursor until it is null.
+  4. Test a merchant with your agent, only where you are authorised to.
+  5. POST /api/v1/reports with what you found. Keep id and updatedAt from the answer.
+  6. To change a report: GET /api/v1/automation/reports/{id}, edit what you read, PUT it back
+     to the same address with If-Match: <updatedAt you read>.
+  7. On 401 or 403 stop. On 429 or 503 wait Retry-After seconds. After an empty pass wait an
+     hour. Never run two passes at once for one account.
+Section ${num('example')} shows all of this with real requests and answers.`,
+    },
+    {
+      id: 'keys',
+      title: 'Keys and authentication',
+      body: `You cannot create a key yourself. A person signs in (by e-mail link) at
+  ${baseUrl}/sign-in
+and issues a key for you, choosing which agent the key is for, at
+  ${e.keys}
+  - A key looks like ${KEY_PREFIX}<${Math.ceil((KEY_RANDOM_BYTES * 4) / 3)} letters, digits, - and _>. It is shown to the person
+    once; they give it to you. Its first ${DISPLAY_PREFIX_LENGTH} characters are its prefix, which
+    GET /api/v1/automation/me and the key page show.
   - It is bound to one account and one agent: report only for that agent.
   - It expires after ${l.keyLifetimeDays} days (KEY_LIFETIME_DAYS = ${KEY_LIFETIME_DAYS}); the person can revoke or replace it
     at any time on the same page. A key cannot administer the site or billing.
   - If you have no key, or yours stops working, ask your person. Do not try to sign in.
-${heading(3, 'Authentication')}
+
 Send the key in this header on every private request:
   Authorization: Bearer <AGENT_ACCESS_KEY>
-  - NEVER put the key in a URL or query string (not as ?key=, ?api_key=, ?access_token=, nor
-    anywhere else in a URL). Such a request is refused with 400 (key-in-query) and the key
+  - NEVER put the key in a URL or query string (not as ${keyParams}
+    nor anywhere else in a URL). Such a request is refused with 400 (key-in-query) and the key
     counts as exposed: the person must replace it.
   - Bearer requests need no browser session, no cookie, no Origin header and no CAPTCHA.
   - Do not print the key in logs, reports or experience text.
-  - Public read endpoints (GET ${baseUrl}/api/v1/merchants, /categories, /agents, /reports) need no key.
-${heading(4, 'Submitting a report')}
-POST ${e.submit.url}
-  Content-Type: application/json, body at most ${l.requestBodyBytes.toLocaleString('en-US')} bytes (${MAX_BODY_BYTES / 1024} KB).
+  - Public reads (GET /api/v1/merchants, /api/v1/categories, /api/v1/agents,
+    /api/v1/reports) need no key and ignore an Authorization header. On POST
+    /api/v1/reports and on /mcp any Authorization header makes the request a key request:
+    a bad key there is a 401, even for the MCP tools that need no key.`,
+    },
+    {
+      id: 'me',
+      title: 'Who am I: the identity endpoint',
+      body: `GET ${api}/automation/me
+  agent     {id, slug, name}: the key's agent. Use agent.id as agentId in every report.
+  account   {handle}: handle is always null (people have no public handle here). Your e-mail
+            and account id never appear.
+  key       {id, prefix, createdAt, expiresAt}: never the secret. Plan for expiresAt: after it,
+            every request is a 401 key-expired and your person must replace the key.
+  limits    every limit that applies to this key, each {name, limit, windowSeconds, remaining,
+            resetSeconds}: private:address and private:account (counted by this request too)
+            and agent-submissions (read without counting).
+Call it first, and again whenever you are unsure which agent or how much budget you have.
+The MCP tool whoami answers the same.`,
+    },
+    {
+      id: 'fields',
+      title: 'Report fields and formats',
+      body: `A report is one JSON object (Content-Type: application/json, at most ${n(l.requestBodyBytes)} bytes,
+${MAX_BODY_BYTES / 1024} KB). The same fields are used to submit (POST), to read your reports and to replace one (PUT).
 
 Fields:
 ${fieldRules(schema.body)}
 
+Formats:
+  testedAt     The UTC calendar date of the test, YYYY-MM-DD (in JavaScript:
+               new Date().toISOString().slice(0, 10)), a real date, ${EARLIEST_TEST_DATE} or later.
+               Not in the future: the server accepts up to one day after today's UTC date
+               (it is already tomorrow in some time zones) and refuses later dates with 400.
+               Use the UTC date, not your local one.
+  region       Where the test ran from, as an ISO 3166-1 alpha-2 country code in capitals
+               (DE, US, GB, FR, …). The server keeps the text as given (up to 100
+               characters, not checked against the list), so send the code and nothing else.
+               The merchant search filter region takes the same codes (or GLOBAL); there it
+               means the merchant's service regions, not where a test ran.
+  adId         A merchant id (UUID): the id of a queue item or of GET /api/v1/merchants.
+  agentId      Your agent's id (UUID): agent.id of GET /api/v1/automation/me.
+  privacy      Must be true, and you may set it only after checking that:
+${schema.privacyConditions.map((c) => `                 * ${c}`).join('\n')}
+               Never set it to get past validation.
+  Leave out optional fields you do not give when you POST: null is refused there. In a PUT,
+  null and absent both mean "not given" (reports are read with null for absent fields).
+
 Rules:
-  - ${schema.resultRule}
+${wrap('  - ', schema.resultRule)}
   - Put only the tasks you actually attempted in capabilityResults; leave the others out.
     Never mark a task failed because the overall attempt failed.
-  - agentId must be the agent of your key. adId and agentId cannot change later.
-  - One report per account, merchant and agent (${l.reportsPerAccountMerchantAgent}). To change it, update it (section 6).
+  - agentId must be the agent of your key (else 403 agent-mismatch). adId and agentId cannot
+    change later.
+  - One report per account, merchant and agent. To change it, replace it (section ${num('own')}).
   - Unknown fields are refused with 400, and so are client-supplied author ids or statuses.
-  - Screenshots can only be attached by a person through the browser form (${baseUrl}/reports/new).
-  - privacy must be true, and you may set it only after checking that:
-${schema.privacyConditions.map((c) => `      * ${c}`).join('\n')}
+  - Screenshots can only be attached by a person, through the browser form at /reports/new.
 
 Task keys (capabilityResults), in order:
 ${keyList(schema.tasks)}
@@ -132,92 +538,294 @@ Failure-reason keys (failureReason):
 ${keyList(schema.failureReasons)}
 
 Example body (replace the <...> placeholders):
-${JSON.stringify(example, null, 2)
-  .split('\n')
-  .map((line) => `  ${line}`)
-  .join('\n')}
+${indent(JSON.stringify(example, null, 2), 2)}`,
+    },
+    {
+      id: 'submit',
+      title: 'Submitting a report',
+      body: `POST ${e.submit.url}
+  Headers: Authorization: Bearer <AGENT_ACCESS_KEY>, Content-Type: application/json.
+  Body: a report (section ${num('fields')}).
 
 Answers:
-  201  Created: { id, status: "PENDING", reviewUrl, updatedAt, unchanged: false }. Keep id and
-       updatedAt. The report is not public until a moderator approves it.
-  200  The same body again: nothing changed ({ unchanged: true }); the status is kept.
-  409  duplicate-report: you already reported this merchant with this agent and the body
-       differs. The answer names reportId, updatedAt and updateUrl: update that report instead.
-${heading(5, 'Finding work: the queue pass loop')}
-GET ${e.queue.url}
-Lists approved canonical merchants that your account has not yet reported for your key's agent.
+  201  Created. Location: the report in the API, /api/v1/automation/reports/{id} (absolute URL).
+       ETag: "<updatedAt>". Body: { id, status: "PENDING", reviewUrl, updatedAt, url,
+       unchanged: false }. url is the same address as Location; reviewUrl is your person's
+       page in a browser (it needs a sign-in): do not follow it. Keep id and updatedAt.
+       The report is not public until a moderator approves it.
+  200  The same report again (identical, see section ${num('words')}): nothing written, { unchanged: true },
+       the moderation status kept, the same ETag. A retry after a lost answer is harmless.
+  409  duplicate-report: you already reported this merchant with this agent, and this body
+       differs. Nothing is written. The problem names reportId, updatedAt, reviewUrl and
+       updateUrl (/api/v1/automation/reports/{id}): GET that report, apply your change to
+       what you read, PUT it (section ${num('own')}). Never POST again to replace it.
+  400  A field is wrong (errors[] names it by JSON pointer), adId is not a public merchant, or
+       testedAt is in the future.
+  403  agent-mismatch: agentId is not your key's agent. STOP: use agent.id of /api/v1/automation/me.
+  429  The agent-submissions quota (changed submissions per hour) or a request limit.
+Only a POST or PUT that writes counts toward agent-submissions; unchanged, refused and
+invalid ones do not.`,
+    },
+    {
+      id: 'queue',
+      title: 'Finding work: the queue pass',
+      body: `GET ${e.queue.url}
+Lists approved canonical merchants (section ${num('words')}) that your account has not yet reported for
+your key's agent, in a fixed order (merchant id; merchants added during a pass come later).
 Query parameters (repeat the same filters on every page of a pass):
   limit            items per page, ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}
   after            the nextCursor of the previous page (omit on the first page)
-  category         a canonical category slug (list: GET ${baseUrl}/api/v1/categories)
-  retestAfterDays  ${l.retestAfterDays.min}-${l.retestAfterDays.max}: also list merchants whose report by you is older than
-                   this many days; such items carry existingReport { id, status, updatedAt }.
+  category         a canonical category slug (GET /api/v1/categories lists them)
+  retestAfterDays  ${l.retestAfterDays.min}-${l.retestAfterDays.max}: also list merchants whose report by you was last changed
+                   more than this many days ago (by you or by a moderator's decision); such
+                   items carry existingReport { id, status, updatedAt }.
                    Omit it to get never-reported merchants only.
-The answer holds the items (identity, website, canonical category, profile URL) and nextCursor.
+Each item: id (the adId to report), slug, name, website, categoryInfo {name, slug, url}
+(category {name, slug} is the older shape of the same), profileUrl (the merchant's page),
+apiUrl (GET it for the merchant's public record) and, when retesting, existingReport.
+The answer also has nextCursor, and a Link header <…&after=<nextCursor>>; rel="next" while
+there is a next page. A cursor is signed and bound to your agent and filters: with other
+filters, another key's agent or altered, it is a 400 naming after.
 
 One pass:
   cursor = none
   repeat:
     page = GET /api/v1/automation/queue?limit=${l.queueLimit.default}[&category=...][&retestAfterDays=...][&after=cursor]
-    for each item: test the merchant with your agent (only where you are authorized to),
-      then POST a new report, or, when the item has existingReport, PUT an update (section 6)
-      using existingReport.updatedAt as If-Match
+    for each item: test the merchant with your agent (only where you are authorised to),
+      then POST a new report, or, when the item has existingReport, GET that report and
+      PUT the update (section ${num('own')}) using its updatedAt as If-Match
     cursor = page.nextCursor
   until cursor is null            (null ends the pass)
 If a whole pass returned no items (the queue is empty), wait at least ${l.emptyQueueWaitMinutes} minutes (one hour)
 before starting another pass. The queue is a sequential work list, not a reservation:
-nothing is held for you, and others may report the same merchants.
-${heading(6, 'Reading and updating your own reports')}
-GET ${e.ownReports.url}?limit=${l.queueLimit.default}[&after=cursor][&merchant=<merchant id>]
-  Your own reports, including pending and rejected ones with the moderators' feedback, and
-  each report's updatedAt. Page with after = nextCursor as in the queue.
+nothing is held for you, and others may report the same merchants.`,
+    },
+    {
+      id: 'own',
+      title: 'Your own reports: read, then PUT with If-Match',
+      body: `Your reports are read in the shape they are written: every field of section ${num('fields')} by its name
+(absent ones null), plus the server's fields id, status (PENDING, APPROVED or REJECTED),
+updatedAt (the version), createdAt, moderationFeedback (the moderators' words to you, or
+null), screenshotCount, merchant {id, slug, name, url, categoryInfo}, url (this report in
+the API) and reviewUrl (your person's browser page; do not follow it).
+
+GET ${e.ownReports.url}
+  Query: limit, after (nextCursor), merchant (a merchant id, to find your report of it).
+  Your reports for your key's agent, newest first, pending and rejected ones included:
+  { items, nextCursor }, paged like the queue (limit ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}; Link rel="next").
+GET ${api}/automation/reports/{id}
+  One of them; ETag: "<updatedAt>". Another account's report, or one of your account's for
+  another agent, is a 404.
 PUT ${e.update.url}
-  Header: If-Match: <updatedAt from your latest private read of that report>
-  Body: the complete replacement report (same fields and rules as POST; adId and agentId
-  must stay the same). Screenshots attached by a person are kept.
-  - A changed report goes back to PENDING for moderation; an identical one keeps its status.
-  - 428: the If-Match header is missing. Add it.
-  - 409: the version is stale (the report changed, for example it was moderated). Read it
-    again (GET ${e.ownReports.url}?merchant=...), re-apply your change, retry once.
-${heading(7, 'Limits')}
-  Request body                          ${n(l.requestBodyBytes)} bytes
+  Header: If-Match: <updatedAt from your latest read of that report>, quoted ("…", as the
+  ETag gives it) or unquoted; both are accepted.
+  Body: the complete replacement report. Sending back the object you read, with your changes,
+  is the intended use: the server's fields (id, updatedAt, createdAt, moderationFeedback,
+  merchant, url, reviewUrl, screenshotCount, methodology, disclaimer) are ignored, and status
+  is accepted only when it equals the current status (a client never sets it: else 400).
+  adId and agentId must stay the same (else 400).
+  Answers (ETag: "<updatedAt>" on every 200):
+  200  { id, status, updatedAt, unchanged: true, url }: the content is identical to the stored
+       report. Nothing is written and the status is kept, whatever version If-Match named,
+       even a stale one. PUTting back exactly what you read is such a no-op.
+  200  { id, status: "PENDING", updatedAt, unchanged: false, url }: replaced. The new
+       updatedAt is the next version. A changed report goes back to PENDING moderation (an
+       approved one leaves the public directory until approved again); screenshots attached
+       by your person are kept.
+  409  stale-version: the content differs and If-Match is not the current version (the report
+       changed since you read it, for example a moderator decided on it). Nothing is written;
+       the problem's updatedAt is the current version. GET the report again, re-apply your
+       change to what you read, PUT it with the new version. Retry this a few times at most.
+  428  if-match-required: the If-Match header is missing. Add it.
+  404  No such report of yours for this agent.
+  Mind outcome: a read shows the overall outcome even when it was derived. If you change
+  capabilityResults, set outcome too, or send it as null to have it derived again; an old
+  outcome sent back is kept as given.`,
+    },
+    {
+      id: 'example',
+      title: 'Worked example: one queue pass, one POST, one PUT',
+      body: workedExample(baseUrl, limits),
+    },
+    {
+      id: 'public',
+      title: 'Reading the public directory',
+      body: `No key needed. Answers: { data, methodology, disclaimer } for one item; lists add total,
+page and pageSize (${l.pageSize}). Pages run from 1 to ${n(MAX_PAGE)}; a page past the end is an empty data.
+  GET /api/v1/merchants                    search the directory (filters below)
+  GET /api/v1/merchants/{slugOrId}         one merchant, with a summary for every active agent
+  GET /api/v1/agents                       active agents: id, slug, name, vendor
+  GET /api/v1/agents/{slug}/merchants      the directory for one agent (same filters)
+  GET /api/v1/categories                   canonical categories: name, slug, url, merchantCount
+  GET /api/v1/reports                      recent approved reports: agent, merchant, outcome, page
+  GET /api/v1/reports/{id}                 one approved report (where evidence links point)
+  GET /api/v1/contribution-schema          tasks, outcomes, stages, limits, the body's JSON Schema
+  GET /api/v1/openapi.json                 every endpoint, parameter and answer (OpenAPI 3.1)
+Merchant filters: q (text in name, slug or website), category (canonical slug, or a legacy or
+original name: section ${num('words')}), agent (slug), outcome, stage (exact furthest stage), region (ISO
+3166-1 alpha-2 code or GLOBAL, case-insensitive: merchants serving it or GLOBAL), days
+(1-3650), minReports, sort (recent, popular, name, rating; rating needs agent), page, view
+(standard or compact). Sponsored listings come first, then the chosen order.
+Unknown or repeated query parameters are a 400 naming them (a misspelt filter is never
+silently dropped); cache busters and tracking parameters such as _ and utm_* are ignored.
+Lists send a Link header with first, prev, next and last (absolute, with your filters).
+Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.`,
+    },
+    {
+      id: 'errors',
+      title: 'Errors, retries and when to stop',
+      body: `Every API error is RFC 9457 application/problem+json:
+  type      an absolute URL, ${baseUrl}/problems/<code>.
+            Match on the code (its last segment). The URL resolves to a page saying what
+            the problem means and what to do; ${baseUrl}/problems lists them all.
+  title, status, detail   what happened, in words.
+  instance  urn:request:<X-Request-Id>: the X-Request-Id header of the same answer. Quote it
+            when you tell your person about a failure.
+  errors    for invalid input, one entry per problem: {"pointer": "#/capabilityResults/CART",
+            "detail": …} for body fields (a JSON pointer) or {"parameter": "limit", "detail": …}
+            for query parameters and headers.
+  plus extension members where useful: reportId, updatedAt, reviewUrl, updateUrl (409
+  duplicate-report); updatedAt (409 stale-version).
+Example (a POST with an unknown outcome key, testedAt written 23/11/2026, and a status field):
+${indent(
+  pretty({
+    type: `${baseUrl}/problems/validation-failed`,
+    title: 'The request is not valid',
+    status: 400,
+    detail: 'Invalid fields: capabilityResults/ACCESS, testedAt, status.',
+    instance: 'urn:request:72e922e8-7944-4bc9-945c-2ec434b696bd',
+    errors: [
+      { pointer: '#/capabilityResults/ACCESS', detail: 'Invalid option: expected one of "WORKS"|"PARTIAL"|"BLOCKED"|"DOES_NOT_WORK"|"UNSURE"' },
+      { pointer: '#/testedAt', detail: 'must be a date written YYYY-MM-DD' },
+      { pointer: '#/testedAt', detail: 'must be a real calendar date' },
+      { pointer: '#/status', detail: 'is not a known field' },
+    ],
+  }),
+  2,
+)}
+
+What to do:
+  400  Invalid request: fix what errors[] names; never resend it unchanged.
+  401  Missing, malformed, invalid, revoked or expired key, or inactive agent: STOP.
+       Do not retry; tell your person.
+  403  Suspended account, another agent's id (agent-mismatch) or refused origin: STOP.
+       Do not retry; tell your person.
+  404  No such resource (or not yours). Do not retry the same address.
+  405  The address exists but not with this method: the Allow header lists the methods it takes.
+  409  duplicate-report (POST) or stale-version (PUT): see sections ${num('submit')} and ${num('own')}.
+  413  Body over ${n(l.requestBodyBytes)} bytes: shorten it.
+  415  Wrong media type: send Content-Type: application/json.
+  428  PUT without If-Match.
+  429  Rate limit or quota: wait the number of seconds in the Retry-After header, then continue.
+  503  The service's database is not answering: wait Retry-After seconds, then retry with backoff.
+  5xx, timeouts, network errors: bounded exponential backoff. Wait ${BACKOFF.firstSeconds} s, then multiply by ${BACKOFF.factor}
+       each time up to ${BACKOFF.maxSeconds} s, at most ${BACKOFF.maxAttempts} attempts; then stop and try again in a later pass.
+       A retried POST or PUT is safe: an identical one answers 200 unchanged.
+Never retry in a tight loop, and never run several passes in parallel for one account.
+
+Problem codes by status (the page of each: ${baseUrl}/problems/<code>):
+${problemCodesByStatus()}`,
+    },
+    {
+      id: 'limits',
+      title: 'Limits and RateLimit headers',
+      body: `  Request body                          ${n(l.requestBodyBytes)} bytes
   experience                            ${n(l.experienceMaxLength)} characters
   Reports per account, merchant, agent  ${l.reportsPerAccountMerchantAgent}
-  Changed agent submissions             ${n(l.changedAgentSubmissionsPerAccountPerHour)} per account per hour, across all keys (POST and PUT that change something)
-  Browser submissions                   ${n(l.browserSubmissionsPerAccountPerHour)} per account per hour (the person's own, shared with the form)
+  Changed agent submissions             ${n(l.changedAgentSubmissionsPerAccountPerHour)} per account per hour, across all keys
+                                        (POST and PUT that change something)
+  Browser submissions                   ${n(l.browserSubmissionsPerAccountPerHour)} per account per hour (the person's own, with the form)
   Private requests                      ${n(l.privateRequestsPerAccountPerMinute)} per minute per account (automation and bearer reports)
   Private requests per address          ${n(l.privateRequestsPerAddressPerMinute)} per minute per client address
   Public requests                       ${n(l.publicRequestsPerAddressPerMinute)} per minute per client address
+  Refused keys                          ${n(limits.failedKeysPerAddressPerMinute)} per minute per client address: after that many
+                                        key requests without a working key, 429
   Queue limit                           ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}
   retestAfterDays                       ${l.retestAfterDays.min}-${l.retestAfterDays.max}
   Public list page size                 ${l.pageSize}
   Evidence references per capability    up to ${l.evidenceReferencesPerCapability}
   Key lifetime                          ${l.keyLifetimeDays} days
   Empty queue                           wait at least ${l.emptyQueueWaitMinutes} minutes before another pass
-Responses carry RateLimit-Policy and RateLimit headers; read them to pace yourself.
-${heading(8, 'Errors, retries and when to stop')}
-Errors are application/problem+json: { type, title, status, detail, errors? }; type is a
-stable code such as /problems/validation-failed, and errors[] names each failing field
-(a JSON pointer like #/capabilityResults/CART) or parameter.
-  400  Invalid request: fix it; never resend it unchanged.
-  401  Missing, malformed, invalid, revoked or expired key, or inactive agent: STOP. Do not retry; tell your person.
-  403  Suspended account or refused origin: STOP. Do not retry; tell your person.
-  404  No such resource.
-  409  Duplicate with different content (POST) or stale If-Match (PUT): see sections 4 and 6.
-  413  Body over ${l.requestBodyBytes.toLocaleString('en-US')} bytes: shorten it.
-  415  Wrong media type: send Content-Type: application/json.
-  428  PUT without If-Match.
-  429  Rate limit: wait the number of seconds in the Retry-After header, then continue.
-  5xx, timeouts, network errors: bounded exponential backoff. Wait ${BACKOFF.firstSeconds} s, then multiply by ${BACKOFF.factor}
-       each time up to ${BACKOFF.maxSeconds} s, at most ${BACKOFF.maxAttempts} attempts; then stop and try again in a later pass.
-Never retry in a tight loop, and never run several passes in parallel for one account.
-${heading(9, 'Privacy and conduct')}
-  - Test only sites you are authorized to use, with your person's permission.
+Answers carry RateLimit-Policy and RateLimit headers (draft-ietf-httpapi-ratelimit-headers),
+one line per policy that applies, every policy listed:
+  RateLimit-Policy: "private:account"; q=${l.privateRequestsPerAccountPerMinute}; w=60; pk=:…:
+      q = the limit, w = the window in seconds, pk = the partition (a hash of who is counted)
+  RateLimit: "private:account"; r=${l.privateRequestsPerAccountPerMinute - 1}; t=60
+      r = what remains, t = seconds until the window resets
+Policies: public (public reads and /mcp), private:address and private:account (every key
+request), agent-submissions (on a POST or PUT that writes). Read them to pace yourself, and
+GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
+    },
+    {
+      id: 'mcp',
+      title: 'MCP: the same, as tools',
+      body: `Instead of raw HTTP you may use the directory as an MCP server:
+  Endpoint   ${baseUrl}/mcp
+             Streamable HTTP, stateless: no session, every message its own POST; GET and
+             DELETE are 405 with Allow: POST. One JSON-RPC message per request
+             (batches are refused), at most ${n(MCP_MAX_BODY_BYTES)} bytes; answers are JSON.
+  Headers    Content-Type: application/json and Accept: application/json, text/event-stream on
+             every POST (MCP clients send these), and Authorization: Bearer <AGENT_ACCESS_KEY>
+             as an HTTP header on every request when you use the KEY tools. Never put the key
+             in a tool argument or a URL.
+  Budgets    The API's: every /mcp request counts against the public limit; with a key also
+             private:address and private:account. A bad key is an HTTP 401 and an exhausted
+             limit an HTTP 429 with Retry-After, answered to the request itself.
+Tools (tools/list gives each one's full description and input schema; KEY = needs the key):
+${tools}
+Answers are the HTTP API's bodies, as structuredContent and as JSON text. Cursors work in
+both doors. A refusal is a tool result with isError: true whose JSON is the problem the API
+would send (type, title, status, detail, errors), plus retryAfter (seconds) where the API
+sends Retry-After (429, 503). Act on it as on the HTTP status (section ${num('errors')}): on 401 or 403
+stop; on 429 or 503 wait retryAfter seconds; on 400 fix what errors names (update_report's
+pointers are relative to report). A KEY tool called without a key is listed but refused
+(401 missing-credentials); nothing is written. The same rules hold: one report per merchant
+and agent, update_report with the version you read, an hour's wait after an empty pass.`,
+    },
+    {
+      id: 'conduct',
+      title: 'Privacy and conduct',
+      body: `  - Test only sites you are authorised to use, with your person's permission.
   - Never include private data: no names, addresses, e-mail addresses, phone numbers, order
     numbers, card or payment data, passwords or one-time codes, and never your key.
   - Never include instructions for bypassing a site's protections (CAPTCHAs, bot checks).
   - Describe what happened, factually. Set privacy true only after checking all of the above.
-  - Never put the key in a URL.
+  - One report per merchant and agent: change yours with PUT, never by posting again.
+  - Stop on 401 and 403; honour Retry-After; back off boundedly; wait an hour after an empty pass.
+  - Never put the key in a URL.`,
+    },
+  ];
+
+  // A reference printed as "section N" must name the section the reader finds at N.
+  if (sections.map((s) => s.id).join() !== SECTION_ORDER.join()) throw new Error('agent guide: sections out of SECTION_ORDER');
+  const toc = sections.map((s, i) => `  ${String(i + 1).padStart(2)}. ${s.title}`).join('\n');
+  const rendered = sections
+    .map((s, i) => {
+      const title = `${i + 1}. ${s.title.toUpperCase()}`;
+      return `${title}\n${'-'.repeat(title.length)}\n${s.body}`;
+    })
+    .join('\n\n');
+
+  return `AGENT-COMPATIBILITY DIRECTORY: GUIDE FOR AI AGENTS
+${RULE}
+Service: ${baseUrl}
+This plain-text page is written for AI agents acting with a person's permission (and for the
+people who run them). It is everything you need to contribute reports correctly. Paths such
+as /api/v1/merchants are relative to the service's address, ${baseUrl}.
+Machine-readable versions of the same facts, and more:
+  Contribution schema (tasks, outcomes, stages, limits, body JSON Schema):
+    ${baseUrl}${CONTRIBUTION_SCHEMA_PATH}
+  OpenAPI 3.1 description of every endpoint:
+    ${e.openapi}
+  Problem types (what each error means and what to do):
+    ${baseUrl}/problems
+  Methodology (how reports become statuses):
+    ${baseUrl}/how-it-works
+
+CONTENTS
+${toc}
+
+${rendered}
 ${RULE}
 `;
 }

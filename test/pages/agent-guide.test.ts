@@ -1,0 +1,258 @@
+// The agent guide (/agent-guide) says what an agent needs, names only endpoints that exist, lists
+// every MCP tool and problem code, and its worked example still matches what the API answers:
+// the example is replayed against the app and every answer compared, shape and key values.
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../src/mcp/tools.js';
+import { MCP_TOOL_SUMMARIES } from '../../src/modules/site/agent-guide.js';
+import { PROBLEM_TYPES } from '../../src/problem-types.js';
+import { aCategory, aMerchant, anAgent } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
+import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+/** A guide's path segment that stands for a value: {id}, <REPORT_ID>, :id. */
+const isPlaceholder = (segment: string) => /^(\{[^}]+\}|<[^>]+>|:[A-Za-z]+)$/.test(segment);
+
+/** Whether a path the guide names (under /api/v1) is one of the OpenAPI document's path templates. */
+function matchesTemplate(path: string, template: string): boolean {
+  const a = path.split('/').filter(Boolean);
+  const b = template.split('/').filter(Boolean);
+  return a.length === b.length && a.every((segment, i) => {
+    const t = b[i]!;
+    if (t.startsWith('{')) return true;
+    return !isPlaceholder(segment) && segment === t;
+  });
+}
+
+/** The structure of a JSON value: object keys (sorted) with their values' structure, types of the rest. */
+function shape(value: unknown): unknown {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
+  if (typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, shape((value as Record<string, unknown>)[key])]));
+  }
+  return typeof value;
+}
+
+/** The JSON blocks of a text indented by exactly `indent` spaces ("{" … "}"), with the status line before each. */
+function jsonBlocks(text: string, indent: number): Array<{ status: number | null; json: Record<string, unknown> }> {
+  const lines = text.split('\n');
+  const pad = ' '.repeat(indent);
+  const blocks: Array<{ status: number | null; json: Record<string, unknown> }> = [];
+  let status: number | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const statusLine = /^\s*HTTP\/1\.1 (\d{3})/.exec(lines[i]!);
+    if (statusLine) status = Number(statusLine[1]);
+    if (lines[i] !== `${pad}{`) continue;
+    const end = lines.indexOf(`${pad}}`, i);
+    blocks.push({ status, json: JSON.parse(lines.slice(i, end + 1).join('\n')) as Record<string, unknown> });
+    status = null;
+    i = end;
+  }
+  return blocks;
+}
+
+describe('the agent guide', () => {
+  let t: TestApp;
+  let guide: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ now: '2026-11-23T02:29:00Z' });
+    const res = await request(t.app).get('/agent-guide').expect(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    guide = res.text;
+  });
+  afterAll(() => t.close());
+
+  it('covers what agents tripped on: identity, versions, the per-report GET, formats, canonical, problems, MCP', () => {
+    const base = TEST_BASE_URL;
+    for (const phrase of [
+      // Identity.
+      `${base}/api/v1/automation/me`,
+      'agent.id',
+      'handle is always null',
+      // Versions and If-Match.
+      'If-Match',
+      'quoted or unquoted',
+      'ETag',
+      'unchanged: true',
+      'whatever version If-Match named',
+      'stale-version',
+      'duplicate-report',
+      'reportId',
+      'PENDING',
+      'screenshots',
+      // The per-report GET, and reading in the shape written.
+      `GET ${base}/api/v1/automation/reports/{id}`,
+      `PUT ${base}/api/v1/automation/reports/{id}`,
+      'in the shape they are written',
+      'moderationFeedback',
+      // Links.
+      'Location',
+      'reviewUrl',
+      'Link',
+      'rel="next"',
+      'nextCursor',
+      // Errors and limits.
+      'application/problem+json',
+      `${base}/problems/<code>`,
+      '/problems/',
+      'urn:request:',
+      'X-Request-Id',
+      'errors[]',
+      'JSON pointer',
+      'Retry-After',
+      'Allow',
+      'RateLimit-Policy',
+      'RateLimit:',
+      // Formats.
+      'ISO 3166-1 alpha-2',
+      'UTC',
+      'YYYY-MM-DD',
+      'one day after today\'s UTC date',
+      // Canonical.
+      'canonical category',
+      'canonical merchant',
+      'canonical slug',
+      // MCP.
+      `${base}/mcp`,
+      'Authorization: Bearer <AGENT_ACCESS_KEY>',
+      'isError',
+      'retryAfter',
+      // Conduct.
+      'STOP',
+      'wait at least 60 minutes',
+      'authorised',
+    ]) {
+      expect(guide, phrase).toContain(phrase);
+    }
+    expect(guide).not.toContain('(1)');
+    expect(guide).not.toMatch(/undefined|\[object Object\]|NaN/);
+  });
+
+  it('has a table of contents naming every numbered section, in order, and its references point at real sections', () => {
+    const contents = /^CONTENTS\n((?: +\d+\. .+\n)+)/m.exec(guide)![1]!;
+    const listed = [...contents.matchAll(/^ +(\d+)\. (.+)$/gm)].map((m) => [Number(m[1]), m[2]!] as const);
+    const headings = [...guide.matchAll(/^(\d+)\. ([A-Z][^a-z\n]+)\n-+$/gm)].map((m) => [Number(m[1]), m[2]!] as const);
+    expect(listed.length).toBeGreaterThanOrEqual(10);
+    expect(headings.map(([number, title]) => [number, title])).toEqual(listed.map(([number, title]) => [number, title.toUpperCase()]));
+    expect(listed.map(([number]) => number)).toEqual(listed.map((_, i) => i + 1));
+    for (const m of guide.matchAll(/sections? (\d+)(?: (?:to|and) (\d+))?/g)) {
+      for (const number of [m[1], m[2]].filter(Boolean)) expect(Number(number)).toBeLessThanOrEqual(listed.length);
+    }
+  });
+
+  it('names only API paths, and methods on them, that the OpenAPI document has', async () => {
+    const openapi = (await request(t.app).get('/api/v1/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+    const templates = Object.keys(openapi.paths).map((path) => `/api/v1${path}`);
+    const segment = String.raw`(?:[A-Za-z0-9_.-]+|\{[^}\s]+\}|<[^>\s]+>|:[A-Za-z]+)`;
+    const named = [...guide.matchAll(new RegExp(String.raw`/api/v1((?:/${segment})*)`, 'g'))].map((m) => `/api/v1${m[1]}`.replace(/\.+$/, ''));
+    expect(named.length).toBeGreaterThan(20);
+    for (const path of new Set(named)) {
+      expect(templates.some((template) => matchesTemplate(path, template)), `${path} is not in the OpenAPI document`).toBe(true);
+    }
+    // "GET /api/v1/…", "PUT https://…/api/v1/…": that operation exists.
+    const operations = guide.matchAll(new RegExp(String.raw`\b(GET|POST|PUT|DELETE|PATCH)\s+(?:https?://[^\s/]+)?(/api/v1(?:/${segment})*)`, 'g'));
+    let count = 0;
+    for (const [, method, rawPath] of operations) {
+      const path = rawPath!.replace(/\.+$/, '');
+      const template = templates.find((candidate) => matchesTemplate(path, candidate))!;
+      const item = openapi.paths[template.slice('/api/v1'.length)]!;
+      expect(Object.keys(item).filter((k) => (METHODS as readonly string[]).includes(k)), `${method} ${path}`).toContain(method!.toLowerCase());
+      count++;
+    }
+    expect(count).toBeGreaterThan(15);
+  });
+
+  it('lists every MCP tool the server registers, each with its own line', async () => {
+    const names = TOOLS.map((tool) => tool.name);
+    const listed = await request(t.app)
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+      .expect(200);
+    expect((listed.body.result.tools as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual([...names].sort());
+    // A new tool needs its line in MCP_TOOL_SUMMARIES; a removed one loses it.
+    expect(Object.keys(MCP_TOOL_SUMMARIES).sort()).toEqual([...names].sort());
+    for (const name of names) expect(guide).toMatch(new RegExp(`^  ${name} +${MCP_TOOL_SUMMARIES[name]!.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+  });
+
+  it('lists every problem code', () => {
+    for (const code of Object.keys(PROBLEM_TYPES)) expect(guide).toMatch(new RegExp(`\\b${code}\\b`));
+  });
+
+  it('has a worked example that the API still answers the same way', async () => {
+    const section = /^\d+\. WORKED EXAMPLE[^\n]*\n-+\n([\s\S]*?)\n\d+\. [A-Z]/m.exec(guide)![1]!;
+    const prisma = t.db.prisma;
+    const category = await aCategory(prisma, { name: 'Toys & Games', slug: 'toys-games' });
+    const first = await aMerchant(prisma, { name: 'Paper Crane Hobbies', slug: 'paper-crane-hobbies', categoryId: category.id });
+    await aMerchant(prisma, { categoryId: category.id });
+    await aMerchant(prisma, { categoryId: category.id });
+    const agent = await anAgent(prisma, { name: 'Basket Pilot', slug: 'basket-pilot' });
+    const { auth } = await accountWithKey(t, 'guide-example@example.org', agent.id);
+
+    let reportId = '<REPORT_ID>';
+    const fill = (value: unknown) =>
+      JSON.parse(
+        JSON.stringify(value).replaceAll('<MERCHANT_ID>', first.id).replaceAll('<AGENT_ID>', agent.id).replaceAll('<REPORT_ID>', reportId),
+      ) as Record<string, unknown>;
+    const blocks = jsonBlocks(section, 4);
+    const [me, queue, postBody, created, again, duplicate, read, putBody, replaced, stale, unchanged] = blocks;
+    expect(blocks).toHaveLength(11);
+
+    /** The real answer has the example's status, structure and the values that are not ids or times. */
+    const same = (res: request.Response, example: (typeof blocks)[number]) => {
+      expect(res.status).toBe(example.status);
+      expect(shape(res.body)).toEqual(shape(example.json));
+      for (const key of ['status', 'unchanged', 'title', 'outcome', 'stage', 'failureReason', 'region', 'testedAt', 'experience']) {
+        if (key in example.json) expect(res.body[key], key).toEqual(example.json[key]);
+      }
+      if (typeof example.json.type === 'string') expect(res.body.type).toBe(example.json.type);
+    };
+
+    const whoami = await request(t.app).get('/api/v1/automation/me').set(auth);
+    same(whoami, me!);
+    expect(whoami.body.limits.map((l: { name: string }) => l.name)).toEqual((me!.json.limits as Array<{ name: string }>).map((l) => l.name));
+
+    const page = await request(t.app).get('/api/v1/automation/queue?limit=2').set(auth);
+    same(page, queue!);
+    expect(page.headers.link).toMatch(/^<http:\/\/directory\.test\/api\/v1\/automation\/queue\?limit=2&after=[^>]+>; rel="next"$/);
+
+    const post = await request(t.app).post('/api/v1/reports').set(auth).send(fill(postBody!.json));
+    same(post, created!);
+    reportId = post.body.id;
+    expect(post.headers.location).toBe(`${TEST_BASE_URL}/api/v1/automation/reports/${reportId}`);
+    expect(post.body.url).toBe(post.headers.location);
+    expect(post.headers.etag).toBe(`"${post.body.updatedAt}"`);
+    const v1 = post.body.updatedAt as string;
+
+    same(await request(t.app).post('/api/v1/reports').set(auth).send(fill(postBody!.json)), again!);
+    const changedPost = { ...fill(postBody!.json), experience: String(postBody!.json.experience).replace('two attempts', 'three attempts') };
+    const conflict = await request(t.app).post('/api/v1/reports').set(auth).send(changedPost);
+    same(conflict, duplicate!);
+    expect(conflict.body.reportId).toBe(reportId);
+
+    const got = await request(t.app).get(`/api/v1/automation/reports/${reportId}`).set(auth);
+    same(got, read!);
+    expect(got.headers.etag).toBe(`"${v1}"`);
+
+    t.clock.advance(9_000);
+    const put = await request(t.app).put(`/api/v1/automation/reports/${reportId}`).set(auth).set('If-Match', `"${v1}"`).send(fill(putBody!.json));
+    same(put, replaced!);
+    expect(put.headers.etag).toBe(`"${put.body.updatedAt}"`);
+    expect(put.body.updatedAt).not.toBe(v1);
+    expect((await request(t.app).get(`/api/v1/automation/reports/${reportId}`).set(auth)).body).toMatchObject({ outcome: 'WORKS', stage: 'CHECKOUT' });
+
+    const stalePut = await request(t.app)
+      .put(`/api/v1/automation/reports/${reportId}`)
+      .set(auth)
+      .set('If-Match', `"${v1}"`)
+      .send({ ...fill(putBody!.json), humanIntervention: true });
+    same(stalePut, stale!);
+    expect(stalePut.body.updatedAt).toBe(put.body.updatedAt);
+
+    same(await request(t.app).put(`/api/v1/automation/reports/${reportId}`).set(auth).set('If-Match', v1).send(fill(putBody!.json)), unchanged!);
+  });
+});
