@@ -16,6 +16,7 @@ import { apiRouter } from './http/routers/api.js';
 import { htmlErrorHandler, htmlNotFound } from './http/middleware/html-errors.js';
 import { apiGuards } from './http/middleware/guards.js';
 import { mcpRouter } from './http/routers/mcp.js';
+import { openDataRouter } from './http/routers/open-data.js';
 import { pagesRouter } from './http/routers/pages.js';
 import { sessionMiddleware } from './http/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -99,6 +100,16 @@ export function createApp(deps: AppDeps): Express {
   );
 
   app.use(pageSecurityHeaders(config));
+  app.use(
+    openDataRouter({
+      baseUrl: config.baseUrl,
+      dataDir: config.dataDir,
+      prisma: deps.prisma,
+      clock: deps.clock,
+      limiter: guards.publicLimiter,
+      responses,
+    }),
+  );
   app.use('/static', compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
   app.use(healthRouter(deps.pool));
   const mailer =

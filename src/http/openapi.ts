@@ -147,6 +147,21 @@ const notJson = problem('The body is not `application/json`.');
 function paths(): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
   return {
+    '/': {
+      get: publicRead({
+        operationId: 'apiIndex',
+        summary: 'The API index: documents, entry points, open data',
+        description: 'Link headers point to this document (rel="service-desc") and the agent guide (rel="service-doc").',
+        tags: ['Meta'],
+        responses: {
+          '200': ok(
+            'Where everything is.',
+            { type: 'object', required: ['name', 'documentation', 'endpoints', 'data', 'methodology', 'disclaimer'] },
+            { ...publicHeaders, Link: HEADERS.Link },
+          ),
+        },
+      }),
+    },
     '/openapi.json': {
       get: publicRead({
         operationId: 'openApiDocument',

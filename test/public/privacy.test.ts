@@ -3,9 +3,13 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
-import type { TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { writeDump } from '../../src/modules/open-data/export.js';
 
 const MARK = 'PRIVATE-MARKER';
+
 
 describe('no private data in public output', () => {
   let t: TestApp;
@@ -133,5 +137,48 @@ describe('no private data in public output', () => {
     }
     expect(ok).toBeGreaterThan(200);
     expect(cached).toBeGreaterThan(100);
+  }, 180_000);
+
+  it('holds for every feed, badge, dump and index', async () => {
+    const merchants = await sql<{ slug: string }>('SELECT slug FROM merchants');
+    const agents = await sql<{ slug: string }>('SELECT slug FROM agents');
+    const categories = await sql<{ slug: string }>('SELECT slug FROM categories');
+    const check = (where: string, text: string) => {
+      const lower = text.toLowerCase();
+      for (const marker of markers) if (lower.includes(marker.toLowerCase())) throw new Error(`${where} leaks ${marker}`);
+    };
+    const paths = [
+      '/feed.atom',
+      '/llms.txt',
+      '/robots.txt',
+      '/api/v1',
+      '/data',
+      ...merchants.map((m) => `/merchants/${m.slug}/feed.atom`),
+      ...agents.map((a) => `/agents/${a.slug}/feed.atom`),
+      ...categories.map((c) => `/categories/${c.slug}/feed.atom`),
+      ...merchants.slice(0, 40).flatMap((m) => agents.flatMap((a) => [`/badges/${m.slug}/${a.slug}.svg`, `/badges/${m.slug}/${a.slug}.svg?task=CART`])),
+    ];
+    let feeds = 0;
+    for (const path of paths) {
+      // Any body as text (feeds and badges are XML types supertest does not buffer by itself).
+      const res = await request(t.app)
+        .get(path)
+        .buffer(true)
+        .parse((stream, done) => {
+          let text = '';
+          stream.setEncoding('utf8');
+          stream.on('data', (chunk: string) => (text += chunk));
+          stream.on('end', () => done(null, text));
+        });
+      expect([200, 404], path).toContain(res.status);
+      if (path.endsWith('.atom') && res.status === 200) feeds++;
+      check(path, res.body as string);
+    }
+    expect(feeds).toBeGreaterThan(20);
+    const { file } = await writeDump({ prisma: t.db.prisma, dataDir: t.config.dataDir, baseUrl: TEST_BASE_URL }, new Date(DEMO_NOW));
+    const dump = gunzipSync(readFileSync(file)).toString('utf8');
+    const types = new Set(dump.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type));
+    expect([...types].sort()).toEqual(['agent', 'category', 'merchant', 'meta', 'report', 'summary']);
+    check('the dump', dump);
   }, 180_000);
 });

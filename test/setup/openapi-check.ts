@@ -36,7 +36,7 @@ export class ResponseChecker {
     this.ajv.addSchema({ $id: 'doc', components: doc.components });
     this.operations = Object.entries(doc.paths).flatMap(([template, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({
-        pattern: new RegExp(`^${API_PREFIX}${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        pattern: new RegExp(`^${API_PREFIX}${template === '/' ? '/?' : template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
         method: method.toUpperCase(),
         template,
         operation,

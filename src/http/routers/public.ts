@@ -13,6 +13,7 @@ import { publicReport, recentReports } from '../../modules/reports/public-report
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
 import { pageLinks } from '../links.js';
+import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import type { Config } from '../../config/env.js';
 import type { SyncedLimiter } from '../middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
@@ -50,6 +51,11 @@ export function publicRouter(deps: PublicDeps): Router {
   };
 
   router.use(deps.limiter, cacheable, deps.cache);
+
+  // The API's index: where everything is (RFC 8631 links to its description and documentation).
+  router.get('/', (_req, res) => {
+    res.set('Link', apiIndexLinks(deps)).json(apiIndex(deps));
+  });
 
   router.get('/contribution-schema', (_req, res) => {
     res.json(contributionSchema(deps.baseUrl, deps.limits));

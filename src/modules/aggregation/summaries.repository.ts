@@ -6,6 +6,7 @@ import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from './public-evidence.js';
 import type { EvidenceReport } from './observations.js';
 import type { Facets } from './facets.js';
 import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
+import type { StatusChange, StatusSnapshot } from './status-changes.js';
 
 
 export interface SummaryRow {
@@ -201,4 +202,24 @@ export async function staleSummaryPairs(
      ORDER BY computed_at
      LIMIT ${limit}`;
   return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}
+
+/** The stored summaries of these pairs (before a recomputation replaces them). */
+export async function storedSummaries(
+  db: Db,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
+): Promise<Map<string, StatusSnapshot>> {
+  if (pairs.length === 0) return new Map();
+  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string; summary: StatusSnapshot }>>`
+    SELECT s.merchant_id, s.agent_id, s.summary
+      FROM merchant_agent_summaries s
+      JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
+           AS pair(merchant_id, agent_id)
+        ON s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
+  return new Map(rows.map((r) => [`${r.merchant_id}:${r.agent_id}`, r.summary]));
+}
+
+export async function recordStatusChanges(db: Db, changes: readonly StatusChange[], at: Date): Promise<void> {
+  if (changes.length === 0) return;
+  await db.statusChange.createMany({ data: changes.map((c) => ({ ...c, changedAt: at })) });
 }

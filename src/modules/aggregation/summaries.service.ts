@@ -4,14 +4,16 @@
 import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
+import { statusChanges, type StatusChange } from './status-changes.js';
 import {
   loadEvidence,
   merchantIdPage,
   pairsOfMerchants,
   refreshMerchantTotals,
   replaceSummaries,
+  recordStatusChanges,
   staleSummaryPairs,
-
+  storedSummaries,
   type SummaryRow,
 } from './summaries.repository.js';
 
@@ -35,12 +37,15 @@ export function summarize(reports: Parameters<typeof computeAgentSummary>[0], no
 export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Date): Promise<void> {
   const unique = [...new Map(pairs.map((p) => [`${p.merchantId}:${p.agentId}`, p])).values()];
   if (unique.length === 0) return;
-  const evidence = await loadEvidence(db, unique);
+  const [evidence, before] = await Promise.all([loadEvidence(db, unique), storedSummaries(db, unique)]);
   const rows: SummaryRow[] = [];
+  const changes: StatusChange[] = [];
   for (const pair of unique) {
     const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
     if (!reports?.length) continue;
     const summary = summarize(reports, now);
+    const previous = before.get(`${pair.merchantId}:${pair.agentId}`);
+    if (previous) changes.push(...statusChanges(pair, previous, summary));
     rows.push({
       ...pair,
       summary,
@@ -53,6 +58,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
     });
   }
   await replaceSummaries(db, unique, rows, now);
+  await recordStatusChanges(db, changes, now);
   await refreshMerchantTotals(db, unique.map((p) => p.merchantId));
 }
 

@@ -67,6 +67,18 @@ export const TaskCapability = z
   })
   .meta({ id: 'TaskCapability' });
 
+export const Trend = z
+  .object({
+    windowDays: z.int().min(1),
+    reportCount: z.int().min(0).describe('Reports in the window (by test date, or report date without one).'),
+    status: CapabilityStatus,
+    capabilities: z.object(Object.fromEntries(TASKS.map((t) => [t, CapabilityStatus])) as Record<(typeof TASKS)[number], typeof CapabilityStatus>),
+    months: z.array(
+      z.object({ month: z.string().regex(/^\d{4}-\d{2}$/), ...(Object.fromEntries(OUTCOMES.map((o) => [o, z.int().min(0)])) as Record<(typeof OUTCOMES)[number], z.ZodInt>) }),
+    ),
+  })
+  .meta({ id: 'Trend', description: 'Statuses computed from the last windowDays days of approved reports only (beside the all-time ones), and the overall outcomes per month (UTC), oldest first.' });
+
 export const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
   .meta({ id: 'AgentRef' });
@@ -93,6 +105,9 @@ export const AgentSummary = z
     latestEvidenceAt: isoDateTime.nullable(),
     evidence: z.array(EvidenceReference).max(5),
     capabilities: z.object(Object.fromEntries(TASKS.map((t) => [t, TaskCapability])) as Record<(typeof TASKS)[number], typeof TaskCapability>),
+    trend: Trend.nullable()
+      .optional()
+      .describe('Merchant detail only: the statuses from the last 90 days of reports alone, and outcomes per month; null without reports.'),
   })
   .meta({ id: 'AgentSummary' });
 

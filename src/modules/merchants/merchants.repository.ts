@@ -216,3 +216,11 @@ export async function summariesFor(
        AND s.report_count > 0`;
   return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
 }
+
+/** Public merchants after `afterId` in id order (the bulk export walks them with this). */
+export async function publicMerchantPage(prisma: PrismaClient, afterId: string | null, limit: number, now: Date): Promise<MerchantRow[]> {
+  return prisma.$queryRaw<MerchantRow[]>`
+    SELECT ${merchantColumns(now)}
+     WHERE m.is_public ${afterId ? Prisma.sql`AND m.id > ${afterId}::uuid` : Prisma.empty}
+     ORDER BY m.id LIMIT ${limit}`;
+}

@@ -5,6 +5,7 @@ import { invalidParameter, notFound } from '../../errors.js';
 import { summaryLabel as labelOf, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
 import { summarize } from '../aggregation/summaries.service.js';
+import { merchantTrends } from '../aggregation/trends.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
   agentPageUrl,
@@ -18,6 +19,7 @@ import { cachedCounter } from '../directory/counts.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import {
   findPublicMerchant,
+  publicMerchantPage,
   searchMerchants,
   summariesFor,
   type MerchantRow,
@@ -215,7 +217,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
 }
 
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */
-export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): Promise<MerchantView> {
+export async function merchantProfile(ctx: DirectoryContext, slugOrId: string) {
   const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : SLUG_PATTERN.test(slugOrId) ? { slug: slugOrId } : null;
   if (!key) throw notFound('No public merchant has this slug or id.');
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
@@ -224,9 +226,30 @@ export async function merchantProfile(ctx: DirectoryContext, slugOrId: string): 
     (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
   );
   const untested = summarize([], ctx.now);
+  // Each agent's trend: its statuses over the last 90 days, and its outcomes per month.
+  const trends = await merchantTrends(ctx.prisma, row.id, [...stored.keys()], ctx.now);
   return merchantView(
     ctx,
     row,
-    agents.map((agent) => agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested)),
+    agents.map((agent) => ({ ...agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested), trend: trends.get(agent.id) ?? null })),
+  );
+}
+
+/**
+ * Public merchants after `afterId` in id order, each with the full summary of every agent that
+ * has approved reports: the bulk export's merchant and summary lines (modules/open-data).
+ */
+export async function merchantPage(ctx: DirectoryContext, afterId: string | null, limit: number) {
+  const rows = await publicMerchantPage(ctx.prisma, afterId, limit, ctx.now);
+  const [agents, summaries] = await Promise.all([listActiveAgents(ctx.prisma), summariesFor(ctx.prisma, rows.map((r) => r.id))]);
+  const agentById = new Map(agents.map((a) => [a.id, a]));
+  return rows.map((row) =>
+    merchantView(
+      ctx,
+      row,
+      summaries
+        .filter((s) => s.merchantId === row.id && agentById.has(s.agentId))
+        .map((s) => agentSummaryView(ctx, agentById.get(s.agentId)!, s.summary as AgentSummary)),
+    ),
   );
 }

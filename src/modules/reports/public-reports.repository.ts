@@ -72,3 +72,25 @@ export async function findPublicReport(prisma: PrismaClient, id: string): Promis
 export async function publicMerchantExists(prisma: PrismaClient, id: string): Promise<boolean> {
   return (await prisma.merchant.count({ where: { id, isPublic: true } })) > 0;
 }
+
+/** Public reports after `afterId` in id order (the bulk export walks them with this). */
+export async function publicReportPage(prisma: PrismaClient, afterId: string | null, limit: number): Promise<PublicReportRow[]> {
+  return prisma.$queryRaw<PublicReportRow[]>`
+    SELECT ${publicColumns} WHERE ${IS_PUBLIC_REPORT} ${afterId ? Prisma.sql`AND r.id > ${afterId}::uuid` : Prisma.empty}
+     ORDER BY r.id LIMIT ${limit}`;
+}
+
+/** The newest approvals (by the moderator's decision), optionally of one merchant, agent or category. */
+export async function latestApprovedReports(
+  prisma: PrismaClient,
+  scope: { merchantId?: string; agentId?: string; categoryId?: string },
+  limit: number,
+): Promise<Array<PublicReportRow & { approvedAt: Date }>> {
+  const list = [IS_PUBLIC_REPORT, Prisma.sql`r.moderated_at IS NOT NULL`];
+  if (scope.merchantId) list.push(Prisma.sql`r.merchant_id = ${scope.merchantId}::uuid`);
+  if (scope.agentId) list.push(Prisma.sql`r.agent_id = ${scope.agentId}::uuid`);
+  if (scope.categoryId) list.push(Prisma.sql`m.category_id = ${scope.categoryId}::uuid`);
+  return prisma.$queryRaw<Array<PublicReportRow & { approvedAt: Date }>>`
+    SELECT r.moderated_at AS "approvedAt", ${publicColumns} WHERE ${Prisma.join(list, ' AND ')}
+     ORDER BY r.moderated_at DESC, r.id DESC LIMIT ${limit}`;
+}

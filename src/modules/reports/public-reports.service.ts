@@ -13,7 +13,8 @@ import {
 import type { ReportQuery } from './public-reports.schemas.js';
 import { cachedCounter } from '../directory/counts.js';
 
-function reportView(links: Links, row: PublicReportRow) {
+/** A report as the public API shows it (GET /api/v1/reports/:id), also in feeds and dumps. */
+export function reportView(links: Links, row: PublicReportRow) {
   return {
     id: row.id,
     url: reportApiUrl(links, row.id),

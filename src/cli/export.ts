@@ -1,0 +1,35 @@
+// Writes today's open-data dump (gzipped NDJSON of every public record) to
+// DATA_DIR/exports/directory-YYYY-MM-DD.ndjson.gz, from the configured database:
+//   npm run export
+// GET /data lists the dumps and /data/directory.ndjson.gz serves the newest.
+import { ConfigError, loadConfig } from '../config/env.js';
+import { openDatabase } from '../db/database.js';
+import { writeDump } from '../modules/open-data/export.js';
+
+async function run(argv: string[]): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    console.log('usage: npm run export\n\nWrites DATA_DIR/exports/directory-<today>.ndjson.gz (public data only, CC BY 4.0).');
+    return 0;
+  }
+  if (argv.length > 0) {
+    console.error(`export: unknown arguments: ${argv.join(' ')} (see --help)`);
+    return 1;
+  }
+  const config = loadConfig();
+  const db = await openDatabase(config);
+  try {
+    const started = performance.now();
+    const { file, bytes } = await writeDump({ prisma: db.prisma, dataDir: config.dataDir, baseUrl: config.baseUrl }, new Date());
+    console.log(`wrote ${file} (${bytes.toLocaleString('en-US')} bytes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (error) {
+  console.error(`export: ${error instanceof ConfigError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,89 @@
+// Open data and discovery, for people, feed readers, embedding sites and agents: Atom feeds,
+// status badges, the bulk dumps and /data, /llms.txt and /robots.txt. Public data only, each
+// answer through the response cache and counted against the public budget.
+import path from 'node:path';
+import { Router, type Request, type RequestHandler } from 'express';
+import type { Clock } from '../../clock.js';
+import type { PrismaClient } from '../../db/client.js';
+import { badge } from '../../modules/open-data/badges.service.js';
+import { llmsTxt, robotsTxt } from '../../modules/open-data/discovery.js';
+import { DUMP_TYPES, dumpsDir, listDumps } from '../../modules/open-data/export.js';
+import { atomFeed, type FeedScope } from '../../modules/open-data/feeds.service.js';
+import { DATA_LICENCE } from '../../modules/open-data/licence.js';
+import { DISCLAIMER } from '../../modules/directory/notice.js';
+import { notFound } from '../../errors.js';
+import { layoutLocals } from '../middleware/layout.js';
+import type { SyncedLimiter } from '../middleware/rate-limit.js';
+import type { ResponseCache } from '../middleware/response-cache.js';
+
+export interface OpenDataDeps {
+  baseUrl: string;
+  dataDir: string;
+  prisma: PrismaClient;
+  clock: Clock;
+  limiter: SyncedLimiter;
+  responses: ResponseCache;
+}
+
+const maxAge = (seconds: number): RequestHandler => (_req, res, next) => {
+  res.set('Cache-Control', `public, max-age=${seconds}`);
+  next();
+};
+
+export function openDataRouter(deps: OpenDataDeps): Router {
+  const router = Router();
+  const cached = [deps.limiter, deps.responses.middleware({ limiter: deps.limiter, anonymousOnly: false })];
+  const feed = (scope: (req: Request) => FeedScope): RequestHandler => async (req, res) => {
+    const xml = await atomFeed(deps, scope(req), deps.clock.now());
+    res.type('application/atom+xml; charset=utf-8').send(xml);
+  };
+  const slug = (req: Request) => String(req.params.slug);
+
+  // Discovery.
+  router.get('/llms.txt', ...cached, maxAge(3600), (_req, res) => {
+    res.type('text/plain; charset=utf-8').send(llmsTxt(deps));
+  });
+  router.get('/robots.txt', ...cached, maxAge(3600), (_req, res) => {
+    res.type('text/plain; charset=utf-8').send(robotsTxt(deps));
+  });
+
+  // Feeds: newly approved reports and status changes.
+  router.get('/feed.atom', ...cached, maxAge(300), feed(() => ({ kind: 'site' })));
+  router.get('/merchants/:slug/feed.atom', ...cached, maxAge(300), feed((req) => ({ kind: 'merchant', slug: slug(req) })));
+  router.get('/agents/:slug/feed.atom', ...cached, maxAge(300), feed((req) => ({ kind: 'agent', slug: slug(req) })));
+  router.get('/categories/:slug/feed.atom', ...cached, maxAge(300), feed((req) => ({ kind: 'category', slug: slug(req) })));
+
+  // Badges, embeddable anywhere.
+  router.get('/badges/:merchant/:agent.svg', ...cached, maxAge(300), async (req, res) => {
+    const task = typeof req.query.task === 'string' ? req.query.task : undefined;
+    const result = await badge(deps.prisma, { merchantSlug: String(req.params.merchant), agentSlug: String(req.params.agent), task }, deps.clock.now());
+    res
+      .status(result.status)
+      .set({ 'Cross-Origin-Resource-Policy': 'cross-origin', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })
+      .type('image/svg+xml; charset=utf-8')
+      .send(result.svg);
+  });
+
+  // Bulk data: the dated dumps and the page that describes them.
+  router.get('/data', deps.limiter, layoutLocals, async (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300');
+    res.render('pages/data', { title: 'Open data', dumps: await listDumps(deps.dataDir), types: DUMP_TYPES, licence: DATA_LICENCE, disclaimer: DISCLAIMER });
+  });
+  const sendDump = (res: Parameters<RequestHandler>[1], name: string) => {
+    res.set({ 'Cache-Control': 'public, max-age=3600', 'Content-Disposition': `attachment; filename="${name}"` });
+    res.type('application/gzip');
+    res.sendFile(path.join(dumpsDir(deps.dataDir), name));
+  };
+  router.get('/data/directory.ndjson.gz', deps.limiter, async (_req, res) => {
+    const [newest] = await listDumps(deps.dataDir);
+    if (!newest) throw notFound('No dump has been written yet: run `npm run export`.');
+    sendDump(res, newest.name);
+  });
+  router.get('/data/:file', deps.limiter, async (req, res) => {
+    const name = String(req.params.file);
+    const dump = (await listDumps(deps.dataDir)).find((d) => d.name === name);
+    if (!dump) throw notFound('There is no dump with this name; /data lists them.');
+    sendDump(res, dump.name);
+  });
+  return router;
+}

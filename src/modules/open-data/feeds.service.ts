@@ -1,0 +1,123 @@
+// Atom feeds of the directory's news: newly approved reports, and changes of a status for a
+// merchant, agent and task (written by the aggregation when it recomputes a summary). Site-wide,
+// or for one merchant, agent or category. Public data only, through the same views as the API;
+// sponsorship never appears. Written with the `feed` library.
+import { Feed } from 'feed';
+import type { PrismaClient } from '../../db/client.js';
+import { notFound } from '../../errors.js';
+import { CAPABILITY_STATUS_LABELS, OUTCOME_LABELS, TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
+import { findActiveAgent } from '../catalog/catalog.repository.js';
+import { agentPageUrl, categoryPageUrl, DISCLAIMER, merchantPageUrl, methodologyUrl, type Links } from '../directory/notice.js';
+import { findPublicMerchant } from '../merchants/merchants.repository.js';
+import { latestApprovedReports } from '../reports/public-reports.repository.js';
+import { reportView } from '../reports/public-reports.service.js';
+import { latestStatusChanges } from './feeds.repository.js';
+import { DATA_LICENCE } from './licence.js';
+
+/** Entries per feed: the newest of both kinds together. */
+export const FEED_ENTRIES = 50;
+
+export type FeedScope = { kind: 'site' } | { kind: 'merchant' | 'agent' | 'category'; slug: string };
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+interface Entry {
+  id: string;
+  title: string;
+  link: string;
+  date: Date;
+  content: string;
+}
+
+/** Where the scope's feed and page live, and which rows belong to it; 404 for an unknown slug. */
+async function resolveScope(prisma: PrismaClient, links: Links, scope: FeedScope, now: Date) {
+  const base = links.baseUrl;
+  switch (scope.kind) {
+    case 'site':
+      return { title: 'Agent-Compatibility Directory', page: `${base}/`, self: `${base}/feed.atom`, filter: {} };
+    case 'merchant': {
+      const merchant = await findPublicMerchant(prisma, { slug: scope.slug }, now);
+      if (!merchant) throw notFound('No public merchant has this address.');
+      const page = merchantPageUrl(links, merchant.slug);
+      return { title: `${merchant.name} — Agent-Compatibility Directory`, page, self: `${page}/feed.atom`, filter: { merchantId: merchant.id } };
+    }
+    case 'agent': {
+      const agent = await findActiveAgent(prisma, scope.slug);
+      if (!agent) throw notFound('No active agent has this name.');
+      const page = agentPageUrl(links, agent.slug);
+      return { title: `${agent.name} — Agent-Compatibility Directory`, page, self: `${page}/feed.atom`, filter: { agentId: agent.id } };
+    }
+    case 'category': {
+      const category = await prisma.category.findUnique({ where: { slug: scope.slug }, select: { id: true, name: true, slug: true } });
+      if (!category) throw notFound('There is no category at this address.');
+      const page = categoryPageUrl(links, category.slug);
+      return { title: `${category.name} — Agent-Compatibility Directory`, page, self: `${page}/feed.atom`, filter: { categoryId: category.id } };
+    }
+  }
+}
+
+export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: FeedScope, now: Date): Promise<string> {
+  const where = await resolveScope(deps.prisma, deps, scope, now);
+  const [reports, changes] = await Promise.all([
+    latestApprovedReports(deps.prisma, where.filter, FEED_ENTRIES),
+    latestStatusChanges(deps.prisma, where.filter, FEED_ENTRIES),
+  ]);
+  const entries: Entry[] = [
+    ...reports.map((row): Entry => {
+      const report = reportView(deps, row);
+      const page = merchantPageUrl(deps, row.merchantSlug);
+      const tasks = TASKS.filter((t) => report.capabilityResults[t]).map(
+        (t) => `<li>${escapeHtml(TASK_LABELS[t])}: ${escapeHtml(OUTCOME_LABELS[report.capabilityResults[t]!])}</li>`,
+      );
+      return {
+        id: `urn:uuid:${report.id}`,
+        title: `${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}`,
+        link: page,
+        date: row.approvedAt,
+        content: [
+          `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
+          tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
+          report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
+          `<p><a href="${escapeHtml(report.url)}">The report (JSON)</a> · <a href="${escapeHtml(page)}">the merchant's page</a></p>`,
+          `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+        ].join(''),
+      };
+    }),
+    ...changes.map((change): Entry => {
+      const page = merchantPageUrl(deps, change.merchantSlug);
+      const what = change.task ? TASK_LABELS[change.task as TaskKey] : 'Overall status';
+      const from = CAPABILITY_STATUS_LABELS[change.fromStatus];
+      const to = CAPABILITY_STATUS_LABELS[change.toStatus];
+      return {
+        id: `urn:uuid:${change.id}`,
+        title: `${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`,
+        link: page,
+        date: change.changedAt,
+        content: [
+          `<p>${escapeHtml(what)} for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> changed from <strong>${escapeHtml(from)}</strong> to <strong>${escapeHtml(to)}</strong>, as approved reports were added, changed or aged.</p>`,
+          `<p><a href="${escapeHtml(methodologyUrl(deps))}">How statuses are computed</a></p>`,
+          `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+        ].join(''),
+      };
+    }),
+  ]
+    .sort((a, b) => b.date.getTime() - a.date.getTime() || (a.id < b.id ? 1 : -1))
+    .slice(0, FEED_ENTRIES);
+
+  const feed = new Feed({
+    id: where.self,
+    title: where.title,
+    description: `Newly approved reports and status changes. ${DISCLAIMER}`,
+    link: where.page,
+    feedLinks: { atom: where.self },
+    updated: entries[0]?.date ?? new Date(0),
+    copyright: `${DATA_LICENCE.name} — ${DATA_LICENCE.attribution}`,
+    author: { name: 'Agent-Compatibility Directory contributors', link: `${deps.baseUrl}/` },
+    generator: false,
+  });
+  for (const entry of entries) {
+    feed.addItem({ id: entry.id, title: entry.title, link: entry.link, date: entry.date, content: entry.content });
+  }
+  return feed.atom1();
+}

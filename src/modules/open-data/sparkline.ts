@@ -1,0 +1,38 @@
+// A small server-rendered SVG of a trend's outcomes per month (stacked bars, no client
+// library), for the merchant page. Text is escaped; the SVG names what it shows for screen
+// readers (role="img" with a label and a title).
+import { OUTCOME_LABELS, OUTCOMES, type OutcomeKey } from '../aggregation/constants.js';
+import type { AgentTrend } from '../aggregation/trends.js';
+
+const COLOURS: Readonly<Record<OutcomeKey, string>> = {
+  WORKS: '#2e7d32',
+  PARTIAL: '#b26a00',
+  BLOCKED: '#c62828',
+  DOES_NOT_WORK: '#8e0000',
+  UNSURE: '#8a8a8a',
+};
+
+const BAR = 7;
+const GAP = 2;
+const HEIGHT = 24;
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function sparklineSvg(months: AgentTrend['months'], subject: string): string {
+  const totals = months.map((m) => OUTCOMES.reduce((n, o) => n + m[o], 0));
+  const peak = Math.max(1, ...totals);
+  const described = months
+    .filter((_, i) => totals[i]! > 0)
+    .map((m) => `${m.month}: ${OUTCOMES.filter((o) => m[o] > 0).map((o) => `${m[o]} ${OUTCOME_LABELS[o].toLowerCase()}`).join(', ')}`);
+  const label = `${subject}: reports per month over the last ${months.length} months${described.length ? ` (${described.join('; ')})` : ', none'}`;
+  const bars = months.flatMap((m, i) => {
+    let y = HEIGHT;
+    return OUTCOMES.filter((o) => m[o] > 0).map((o) => {
+      const h = Math.max(1, Math.round((m[o] / peak) * (HEIGHT - 2)));
+      y -= h;
+      return `<rect x="${i * (BAR + GAP)}" y="${y}" width="${BAR}" height="${h}" fill="${COLOURS[o]}"/>`;
+    });
+  });
+  const width = months.length * (BAR + GAP) - GAP;
+  return `<svg class="sparkline" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" role="img" aria-label="${escapeXml(label)}"><title>${escapeXml(label)}</title><line x1="0" y1="${HEIGHT - 0.5}" x2="${width}" y2="${HEIGHT - 0.5}" stroke="#bbb" stroke-width="1"/>${bars.join('')}</svg>`;
+}

@@ -1,0 +1,108 @@
+// The bulk dump: it round-trips (its counts are the API's totals), /data lists and serves it,
+// and its memory stays flat however large the directory (measured at two sizes, in a process
+// of its own, as the peak live heap after full collections).
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDemoData } from '../../src/demo/load.js';
+import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { writeDump } from '../../src/modules/open-data/export.js';
+import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
+
+const run = promisify(execFile);
+const CHILD = path.resolve(import.meta.dirname, 'export-memory.child.ts');
+
+type Line = { type: string } & Record<string, unknown>;
+const linesOf = (gz: Buffer): Line[] =>
+  gunzipSync(gz)
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+
+describe('the bulk dump', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createDemoApp();
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('round-trips: one line per public record, the counts of the API, public fields only', async () => {
+    const { file } = await writeDump({ prisma: t.db.prisma, dataDir: t.config.dataDir, baseUrl: TEST_BASE_URL }, new Date(DEMO_NOW));
+    expect(path.basename(file)).toBe('directory-2026-11-22.ndjson.gz');
+    const lines = linesOf(readFileSync(file));
+    const count = (type: string) => lines.filter((l) => l.type === type).length;
+    const total = async (url: string) => (await request(t.app).get(url).expect(200)).body.total as number;
+    expect(lines[0]).toMatchObject({ type: 'meta', licence: { id: 'CC-BY-4.0' }, disclaimer: expect.stringContaining('Community-reported') });
+    expect(count('merchant')).toBe(await total('/api/v1/merchants'));
+    expect(count('agent')).toBe(await total('/api/v1/agents'));
+    expect(count('category')).toBe(await total('/api/v1/categories'));
+    expect(count('report')).toBe(await total('/api/v1/reports'));
+    const pairs = await t.db.pool.query(
+      `SELECT count(*)::int AS n FROM merchant_agent_summaries s JOIN merchants m ON m.id = s.merchant_id AND m.is_public
+         JOIN agents a ON a.id = s.agent_id AND a.active WHERE s.report_count > 0`,
+    );
+    expect(count('summary')).toBe(pairs.rows[0].n);
+    // A merchant line is the API's merchant without its agents; a report line is the API's report.
+    const merchant = lines.find((l) => l.type === 'merchant')!;
+    const { data: apiMerchant } = (await request(t.app).get(`/api/v1/merchants/${String(merchant.slug)}`).expect(200)).body;
+    const { agents: _agents, ...withoutAgents } = apiMerchant;
+    expect({ ...merchant, type: undefined }).toEqual({ ...withoutAgents, type: undefined });
+    const report = lines.find((l) => l.type === 'report')!;
+    expect({ ...report, type: undefined }).toEqual({ ...(await request(t.app).get(`/api/v1/reports/${String(report.id)}`).expect(200)).body.data, type: undefined });
+  });
+
+  it('is listed on /data with its schema and licence, and served as the newest dump', async () => {
+    const page = await request(t.app).get('/data').expect(200);
+    expect(page.text).toContain('directory-2026-11-22.ndjson.gz');
+    for (const type of ['meta', 'category', 'agent', 'merchant', 'summary', 'report']) expect(page.text).toContain(`<code>${type}</code>`);
+    expect(page.text).toContain('CC BY 4.0');
+    const latest = await request(t.app).get('/data/directory.ndjson.gz').buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect(latest.headers['content-type']).toBe('application/gzip');
+    expect(latest.body).toEqual(readFileSync(path.join(t.config.dataDir, 'exports', 'directory-2026-11-22.ndjson.gz')));
+    await request(t.app).get('/data/directory-2026-11-23.ndjson.gz').expect(404);
+    await request(t.app).get('/data/..%2F..%2Fetc%2Fpasswd').expect(404);
+  });
+});
+
+describe('the export streams', () => {
+  const sizes = [
+    { merchants: 100, reports: 2_000 },
+    { merchants: 2_000, reports: 40_000 },
+  ];
+  const measured: Array<{ lines: number; peakHeapBytes: number }> = [];
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    for (const t of apps) await t.close();
+  });
+
+  it('needs no more memory for 20 times the data', async () => {
+    for (const size of sizes) {
+      const t = await createTestApp({ now: DEMO_NOW });
+      apps.push(t);
+      await loadDemoData(t.db.pool, { now: new Date(DEMO_NOW), ...size });
+      await recomputeAllSummaries(t.db.prisma, new Date(DEMO_NOW));
+      const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD], {
+        env: { ...process.env, DATABASE_URL: t.db.url, NOW: DEMO_NOW },
+        maxBuffer: 1 << 20,
+      });
+      measured.push(JSON.parse(stdout.trim().split('\n').at(-1)!) as { lines: number; peakHeapBytes: number });
+    }
+    const [small, large] = measured as [(typeof measured)[0], (typeof measured)[0]];
+    console.log(`export memory: ${small.lines} lines → peak heap ${(small.peakHeapBytes / 2 ** 20).toFixed(1)} MB; ${large.lines} lines → ${(large.peakHeapBytes / 2 ** 20).toFixed(1)} MB`);
+    expect(large.lines).toBeGreaterThan(small.lines * 10);
+    // Flat: the larger export's live heap is within a few megabytes of the smaller one's.
+    expect(large.peakHeapBytes).toBeLessThan(small.peakHeapBytes + 8 * 2 ** 20);
+  }, 300_000);
+});

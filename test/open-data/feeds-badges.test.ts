@@ -1,0 +1,165 @@
+// Atom feeds (parsed with a real feed parser), the status-change entries a moderation decision
+// produces, status badges for every status, and the discovery documents (/llms.txt,
+// /robots.txt, GET /api/v1) whose links resolve.
+import { parseFeed } from '@rowanmanning/feed-parser';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TASK_LABELS } from '../../src/modules/aggregation/constants.js';
+import { approveReport } from '../../src/modules/moderation/moderation.service.js';
+import { BADGE_STATUS } from '../../src/modules/open-data/badges.service.js';
+import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
+import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+
+/** Any body as text: Atom and SVG are types supertest does not buffer by itself. */
+function text(t: TestApp, path: string, headers: Record<string, string> = {}) {
+  return request(t.app)
+    .get(path)
+    .set(headers)
+    .buffer(true)
+    .parse((res, done) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => done(null, body));
+    });
+}
+
+describe('open data', () => {
+  let t: TestApp;
+  let merchant: Awaited<ReturnType<typeof aMerchant>>;
+  let other: Awaited<ReturnType<typeof aMerchant>>;
+  let agent: Awaited<ReturnType<typeof anAgent>>;
+  let category: Awaited<ReturnType<typeof aCategory>>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    category = await aCategory(t.db.prisma, { name: 'Garden & Things', slug: 'garden-things' });
+    merchant = await aMerchant(t.db.prisma, { categoryId: category.id });
+    other = await aMerchant(t.db.prisma);
+    agent = await anAgent(t.db.prisma, { name: 'Cart <Bot> & Co', slug: 'cart-bot' });
+  });
+  afterAll(() => t.close());
+
+  describe('feeds', () => {
+    it('lists newly approved reports, each linking the report and the merchant page, in every scope', async () => {
+      await aReport(t.db.prisma, { merchantId: merchant.id, agentId: agent.id, status: 'APPROVED', outcome: 'WORKS', capabilityResults: { ACCESS: 'WORKS', CHECKOUT: 'WORKS' } }, t.clock.now());
+      await aReport(t.db.prisma, { merchantId: other.id, agentId: agent.id, status: 'APPROVED', outcome: 'PARTIAL' }, t.clock.now());
+      // Not public: pending.
+      await aReport(t.db.prisma, { merchantId: merchant.id, agentId: agent.id, status: 'PENDING', outcome: 'BLOCKED' }, t.clock.now());
+
+      const site = await text(t, '/feed.atom').expect(200);
+      expect(site.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+      expect(site.headers['cache-control']).toBe('public, max-age=300');
+      const feed = parseFeed(site.body as string);
+      expect(feed.meta.type).toBe('atom');
+      expect(feed.items).toHaveLength(2);
+      const entry = feed.items.find((i) => i.title?.includes(merchant.name))!;
+      expect(entry.title).toBe(`Cart <Bot> & Co on ${merchant.name}: Works`);
+      expect(entry.url).toBe(`${TEST_BASE_URL}/merchants/${merchant.slug}`);
+      expect(entry.content).toContain(`${TEST_BASE_URL}/api/v1/reports/`);
+      expect(entry.content).toContain(`href="${TEST_BASE_URL}/merchants/${merchant.slug}"`);
+      expect(entry.content).toContain('Community-reported');
+
+      const scoped = async (path: string) => parseFeed((await text(t, path).expect(200)).body as string).items.map((i) => i.title);
+      expect(await scoped(`/merchants/${merchant.slug}/feed.atom`)).toEqual([`Cart <Bot> & Co on ${merchant.name}: Works`]);
+      expect(await scoped(`/agents/${agent.slug}/feed.atom`)).toHaveLength(2);
+      expect(await scoped(`/categories/${category.slug}/feed.atom`)).toEqual([`Cart <Bot> & Co on ${merchant.name}: Works`]);
+      await text(t, '/merchants/no-such-shop/feed.atom').expect(404);
+      await text(t, '/agents/no-such-agent/feed.atom').expect(404);
+      await text(t, '/categories/no-such-category/feed.atom').expect(404);
+    });
+
+    it('gives a moderation decision that changes a status an entry of its own, naming the old and new status', async () => {
+      // One approved WORKS at checkout: supported. Then blocked reports are approved by a moderator.
+      for (let i = 0; i < 4; i += 1) {
+        const report = await aReport(t.db.prisma, {
+          merchantId: merchant.id,
+          agentId: agent.id,
+          status: 'PENDING',
+          outcome: 'BLOCKED',
+          capabilityResults: { ACCESS: 'WORKS', CHECKOUT: 'BLOCKED' },
+        });
+        t.clock.advance(60_000);
+        await approveReport(t.db.prisma, { reportId: report.id, actorId: null, now: t.clock.now() });
+      }
+      const changes = await t.db.prisma.statusChange.findMany({ where: { merchantId: merchant.id, agentId: agent.id } });
+      expect(changes.some((c) => c.task === 'CHECKOUT' && c.fromStatus === 'supported' && c.toStatus === 'blocked')).toBe(true);
+      for (const path of ['/feed.atom', `/merchants/${merchant.slug}/feed.atom`, `/agents/${agent.slug}/feed.atom`]) {
+        const titles = parseFeed((await text(t, path).expect(200)).body as string).items.map((i) => i.title);
+        expect(titles, path).toContain(`Cart <Bot> & Co on ${merchant.name}: ${TASK_LABELS.CHECKOUT} changed from Supported to Blocked`);
+      }
+    });
+  });
+
+  describe('badges', () => {
+    it('renders every status in shields style, with Cache-Control, an ETag and 304', async () => {
+      const shop = await aMerchant(t.db.prisma, { name: 'Badge Shop' });
+      const outcomes = { supported: 'WORKS', partial: 'PARTIAL', blocked: 'BLOCKED', unsupported: 'DOES_NOT_WORK', unknown: 'UNSURE' } as const;
+      for (const [status, outcome] of Object.entries(outcomes)) {
+        const a = await anAgent(t.db.prisma, { slug: `badge-${status}` });
+        await aReport(t.db.prisma, { merchantId: shop.id, agentId: a.id, status: 'APPROVED', outcome, capabilityResults: { ACCESS: outcome } }, t.clock.now());
+      }
+      await anAgent(t.db.prisma, { slug: 'badge-untested' });
+      for (const status of [...Object.keys(outcomes), 'untested'] as Array<keyof typeof BADGE_STATUS>) {
+        const res = await text(t, `/badges/${shop.slug}/badge-${status}.svg`).expect(200);
+        expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+        expect(res.headers['cache-control']).toBe('public, max-age=300');
+        expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
+        const svg = res.body as string;
+        expect(svg, status).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+        expect(svg, status).toContain(BADGE_STATUS[status].message);
+        expect(svg, status).toContain(`fill="${BADGE_STATUS[status].color}"`);
+        expect(res.headers.etag).toBeDefined();
+        await text(t, `/badges/${shop.slug}/badge-${status}.svg`, { 'If-None-Match': res.headers.etag! }).expect(304);
+      }
+    });
+
+    it('shows one task, escapes its text, and gives a grey "unknown" 404 for an unknown merchant or agent', async () => {
+      const svg = (await text(t, `/badges/${merchant.slug}/${agent.slug}.svg?task=CHECKOUT`).expect(200)).body as string;
+      expect(svg).toContain(`Cart &lt;Bot&gt; &amp; Co · ${TASK_LABELS.CHECKOUT.toLowerCase()}`);
+      expect(svg).toContain('blocked');
+      expect(svg).not.toContain('<Bot>');
+      for (const path of [`/badges/no-such-shop/${agent.slug}.svg`, `/badges/${merchant.slug}/no-such-agent.svg`, '/badges/%3Cscript%3E/x.svg']) {
+        const res = await text(t, path).expect(404);
+        expect(res.body as string).toContain('unknown');
+        expect(res.body as string).toContain('fill="#6e6e6e"');
+      }
+      expect((await text(t, `/badges/${merchant.slug}/${agent.slug}.svg?task=NOPE`).expect(400)).body as string).toContain('task must be one of');
+    });
+  });
+
+  describe('discovery', () => {
+    it('serves /llms.txt whose links all resolve, /robots.txt, and the API index with its Link headers', async () => {
+      const llms = await text(t, '/llms.txt').expect(200);
+      expect(llms.headers['content-type']).toBe('text/plain; charset=utf-8');
+      const body = llms.body as string;
+      expect(body).toMatch(/^# Agent-Compatibility Directory\n\n> /);
+      const links = [...body.matchAll(/\]\((http[^)]+)\)/g)].map((m) => m[1]!);
+      for (const name of ['/agent-guide', '/api/v1/openapi.json', '/api/v1/contribution-schema', '/mcp', '/how-it-works']) {
+        expect(links).toContain(`${TEST_BASE_URL}${name}`);
+      }
+      await request(t.app).post('/api/v1/reports').expect(401); // make sure nothing above needs a key
+      for (const link of links) {
+        const path = link.slice(TEST_BASE_URL.length);
+        if (path === '/mcp') {
+          // The MCP endpoint takes POST: a JSON-RPC ping answers.
+          const res = await request(t.app).post('/mcp').set('Accept', 'application/json, text/event-stream').send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+          expect(res.status, link).toBe(200);
+        } else if (path === '/data/directory.ndjson.gz') {
+          // No dump written in this test: a 404 that says how to make one.
+          expect([200, 404]).toContain((await request(t.app).get(path)).status);
+        } else {
+          expect((await request(t.app).get(path)).status, link).toBe(200);
+        }
+      }
+      const robots = await text(t, '/robots.txt').expect(200);
+      expect(robots.body as string).toContain('Disallow: /admin');
+      expect(robots.body as string).toContain(`${TEST_BASE_URL}/llms.txt`);
+
+      const index = await request(t.app).get('/api/v1').expect(200);
+      expect(index.headers.link).toContain(`<${TEST_BASE_URL}/api/v1/openapi.json>; rel="service-desc"`);
+      expect(index.headers.link).toContain(`<${TEST_BASE_URL}/agent-guide>; rel="service-doc"`);
+      expect(index.body.documentation.openApi).toBe(`${TEST_BASE_URL}/api/v1/openapi.json`);
+      expect(index.body.disclaimer).toContain('Community-reported');
+    });
+  });
+});
