@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { OUTCOMES, STAGES } from '../../src/modules/aggregation/constants.js';
+import { trendOf } from '../../src/modules/aggregation/trends.js';
 import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import { reportFacets } from '../../src/modules/aggregation/facets.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
@@ -41,8 +42,10 @@ describe('precomputed summaries', () => {
     expect(rows.length).toBeGreaterThan(50);
     const evidence = await loadEvidence(t.db.prisma, rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id })));
     for (const row of rows) {
-      const fresh = computeAgentSummary(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? [], { now, reportUrl: reportPath });
-      expect(row.summary).toEqual(JSON.parse(JSON.stringify(fresh)));
+      const reports = evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? [];
+      const fresh = computeAgentSummary(reports, { now, reportUrl: reportPath });
+      // The stored summary carries its 90-day trend beside it.
+      expect(row.summary).toEqual(JSON.parse(JSON.stringify({ ...fresh, trend: trendOf(reports, now) })));
       expect(row.report_count).toBe(fresh.counts.total);
       expect(row.facets).toEqual(reportFacets(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? []));
     }

@@ -7,7 +7,7 @@ import { TASKS } from './constants.js';
 
 export interface StatusSnapshot {
   status: CapabilityStatus;
-  capabilities: Partial<Record<TaskKey, { status: CapabilityStatus }>>;
+  capabilities?: Partial<Record<TaskKey, { status: CapabilityStatus }>>;
 }
 
 export interface StatusChange {
@@ -27,6 +27,6 @@ export function statusChanges(pair: { merchantId: string; agentId: string }, bef
     if (counts(from) && counts(to) && from !== to) changes.push({ ...pair, task, fromStatus: from, toStatus: to });
   };
   compare(null, before.status, after.status);
-  for (const task of TASKS) compare(task, before.capabilities[task]?.status, after.capabilities[task]?.status);
+  for (const task of TASKS) compare(task, before.capabilities?.[task]?.status, after.capabilities?.[task]?.status);
   return changes;
 }

@@ -5,6 +5,7 @@ import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
+import { trendOf } from './trends.js';
 import {
   loadEvidence,
   merchantIdPage,
@@ -43,7 +44,8 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
   for (const pair of unique) {
     const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
     if (!reports?.length) continue;
-    const summary = summarize(reports, now);
+    // The 90-day trend is stored with the summary (the merchant detail shows it).
+    const summary = { ...summarize(reports, now), trend: trendOf(reports, now) };
     const previous = before.get(`${pair.merchantId}:${pair.agentId}`);
     if (previous) changes.push(...statusChanges(pair, previous, summary));
     rows.push({

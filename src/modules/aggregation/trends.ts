@@ -1,13 +1,11 @@
 // Trends: is a merchant getting better or worse for an agent? For each agent with approved
 // reports on a merchant, the statuses computed by the same engine from the last TREND_DAYS
 // days of reports only (next to the all-time statuses of the summary), and the overall
-// outcomes per month for a sparkline. Computed when a merchant's profile is read (one query
-// over that merchant's public reports).
-import type { Db } from '../../db/client.js';
+// outcomes per month for a sparkline. Computed with the summary and stored beside it (the
+// daily refresh moves the window), so reading a profile never reads the reports table.
 import { OUTCOMES, TASKS, type CapabilityStatus, type OutcomeKey, type TaskKey } from './constants.js';
+import { computeAgentSummary } from './engine.js';
 import type { EvidenceReport } from './observations.js';
-import { loadEvidence } from './summaries.repository.js';
-import { summarize } from './summaries.service.js';
 
 /** The window of a trend, in days. */
 export const TREND_DAYS = 90;
@@ -39,7 +37,8 @@ function monthsBack(now: Date): string[] {
 export function trendOf(reports: readonly EvidenceReport[], now: Date): AgentTrend {
   const since = now.getTime() - TREND_DAYS * DAY_MS;
   const recent = reports.filter((r) => when(r).getTime() >= since);
-  const summary = summarize([...recent], now);
+  // Only the statuses are kept, so the evidence links' form does not matter.
+  const summary = computeAgentSummary([...recent], { now, reportUrl: (id) => id });
   const counts = new Map(monthsBack(now).map((m) => [m, Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeKey, number>]));
   for (const report of reports) {
     const month = counts.get(monthOf(when(report)));
@@ -52,15 +51,4 @@ export function trendOf(reports: readonly EvidenceReport[], now: Date): AgentTre
     capabilities: Object.fromEntries(TASKS.map((t) => [t, summary.capabilities[t].status])) as Record<TaskKey, CapabilityStatus>,
     months: [...counts].map(([month, c]) => ({ month, ...c })),
   };
-}
-
-/** The trend of every given agent on one merchant (agents without public reports: none). */
-export async function merchantTrends(db: Db, merchantId: string, agentIds: readonly string[], now: Date): Promise<Map<string, AgentTrend>> {
-  const evidence = await loadEvidence(db, agentIds.map((agentId) => ({ merchantId, agentId })));
-  const trends = new Map<string, AgentTrend>();
-  for (const agentId of agentIds) {
-    const reports = evidence.get(`${merchantId}:${agentId}`);
-    if (reports?.length) trends.set(agentId, trendOf(reports, now));
-  }
-  return trends;
 }

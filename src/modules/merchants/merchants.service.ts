@@ -5,7 +5,7 @@ import { invalidParameter, notFound } from '../../errors.js';
 import { summaryLabel as labelOf, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
 import { summarize } from '../aggregation/summaries.service.js';
-import { merchantTrends } from '../aggregation/trends.js';
+import type { AgentTrend } from '../aggregation/trends.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
   agentPageUrl,
@@ -216,6 +216,8 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
   return { total, merchants };
 }
 
+const trendOfSummary = (summary: AgentSummary | undefined): AgentTrend | null => (summary as { trend?: AgentTrend } | undefined)?.trend ?? null;
+
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */
 export async function merchantProfile(ctx: DirectoryContext, slugOrId: string) {
   const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : SLUG_PATTERN.test(slugOrId) ? { slug: slugOrId } : null;
@@ -226,12 +228,11 @@ export async function merchantProfile(ctx: DirectoryContext, slugOrId: string) {
     (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
   );
   const untested = summarize([], ctx.now);
-  // Each agent's trend: its statuses over the last 90 days, and its outcomes per month.
-  const trends = await merchantTrends(ctx.prisma, row.id, [...stored.keys()], ctx.now);
   return merchantView(
     ctx,
     row,
-    agents.map((agent) => ({ ...agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested), trend: trends.get(agent.id) ?? null })),
+    // Each agent's trend (its statuses over the last 90 days, outcomes per month), stored with its summary.
+    agents.map((agent) => ({ ...agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested), trend: trendOfSummary(stored.get(agent.id)) })),
   );
 }
 
