@@ -1,7 +1,7 @@
-// Directory filters: leave empty fields out of the query string, so result URLs stay short and
-// shareable (/?agent=x rather than /?q=&category=&agent=x...). The form works without this.
-const form = document.getElementById('filters');
-if (form) {
+// Directory search and filters: leave empty fields out of the query string, so result URLs stay
+// short and shareable (/?agent=x rather than /?q=&category=&agent=x...). The forms work without this.
+for (const form of [document.getElementById('search'), document.getElementById('filters')]) {
+  if (!form) continue;
   form.addEventListener('submit', () => {
     for (const field of form.querySelectorAll('input[name], select[name]')) {
       const isDefaultSort = field.name === 'sort' && field.value === 'recent';

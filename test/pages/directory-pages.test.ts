@@ -6,13 +6,15 @@ import { CAPABILITY_STATUS_LABELS, methodology, scoreBandLabel, TASKS } from '..
 import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { DISCLAIMER } from '../../src/modules/directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION } from '../../src/modules/merchants/merchants.service.js';
-import { STATUS_SHORT_LABELS } from '../../src/modules/site/present.js';
+import { confidenceInWords, STATUS_SHORT_LABELS, statusSentence } from '../../src/modules/site/present.js';
+import { formatDate } from '../../src/dates.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
 import { captureMailer, signIn } from '../setup/session.js';
 import { htmlProblems } from './html-validate.js';
 
 const SPONSORED = 'Sponsored — advertising, not evidence that the site works';
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
 /** Slugs of the merchants listed on a directory page, in order. */
 const listedSlugs = (html: string) => [...html.matchAll(/<h3><a href="\/merchants\/([^"]+)">/g)].map((m) => m[1]!);
@@ -98,9 +100,9 @@ describe('directory pages', () => {
       ['days=0', 'Reported in the last … days: must be at least 1.'],
       ['minReports=-1', 'Minimum number of reports: must be a whole number.'],
       ['region=Mars', 'Region: must be a two-letter country code or GLOBAL.'],
-      ['outcome=GREAT', 'Reported outcome: choose one of the listed options.'],
-      ['stage=CHECKOUT_NOW', 'Furthest stage: choose one of the listed options.'],
-      ['sort=rating', 'Sorting by rating needs an agent: choose one, or sort another way.'],
+      ['outcome=GREAT', 'Has a report saying: choose one of the listed options.'],
+      ['stage=CHECKOUT_NOW', 'Has a report whose furthest stage is: choose one of the listed options.'],
+      ['sort=rating&agent=nobody-at-all', 'Agent: there is no active agent with that name.'],
       ['agent=nobody-at-all', 'Agent: there is no active agent with that name.'],
       ['agent=Not%20A%20Slug', 'Agent: must be a slug'],
       ['category=no-such-thing', 'Category: there is no such category.'],
@@ -171,7 +173,11 @@ describe('directory pages', () => {
         const profile = (await get(`/api/v1/merchants/${merchant.slug}`).expect(200)).body.data as {
           agents: Array<{ agent: { slug: string }; status: string; label: string; capabilities: Record<string, { status: string }> }>;
         };
-        const cells = [...res.text.matchAll(/<td class="cell status-(\w+)" data-task="(\w+)" data-status="(\w+)">\s*<span class="cell-status"><span class="symbol" aria-hidden="true">[^<]*<\/span> ([^<]+)<\/span>/g)];
+        const cells = [
+          ...res.text.matchAll(
+            /<td class="cell status-(\w+)(?: sets-status)?" data-task="(\w+)" data-status="(\w+)">\s*<span class="cell-task"><span class="cell-agent">[^<]*<\/span> [^<]*<\/span>\s*<span class="cell-status"><span class="symbol" aria-hidden="true">[^<]*<\/span> ([^<]+)<\/span>/g,
+          ),
+        ];
         expect(cells).toHaveLength(profile.agents.length * TASKS.length);
         const expected = profile.agents.flatMap((a) => TASKS.map((task) => [task, a.capabilities[task]!.status]));
         expect(cells.map((c) => [c[2], c[3]])).toEqual(expected);
@@ -209,13 +215,21 @@ describe('directory pages', () => {
       expect(evidence).not.toContain(owned.ownerStatement!.statement.slice(0, 30).replace(/'/g, '&#39;'));
     });
 
-    it('discloses sponsorship', async () => {
+    it('discloses sponsorship once: the disclosure, then what sponsorship does', async () => {
       const { data } = await api('/api/v1/merchants');
-      const sponsored = data.find((m) => m.sponsored)!;
-      const res = await get(`/merchants/${sponsored.slug}`).expect(200);
-      expect(res.text).toContain(`<h2 id="sponsor-heading">${SPONSORED}</h2>`);
-      expect(res.text).toContain(String(sponsored.sponsorshipDisclosure).replace(/'/g, '&#39;'));
-      await expectSitePage(res.text, 'sponsored merchant');
+      for (const sponsored of data.filter((m) => m.sponsored)) {
+        const res = await get(`/merchants/${sponsored.slug}`).expect(200);
+        const box = /<aside class="sponsorship"[\s\S]*?<\/aside>/.exec(res.text)![0];
+        expect(box).toContain('<h2 id="sponsor-heading">Sponsored listing</h2>');
+        const disclosure = String(sponsored.sponsorshipDisclosure).replace(/'/g, '&#39;');
+        expect(box.split(disclosure)).toHaveLength(2);
+        // "Not evidence", "advertising" and who owns the site: said once, by the disclosure.
+        expect(box.match(/not evidence/gi), sponsored.slug as string).toHaveLength(1);
+        expect(box.match(/publisher/gi)?.length ?? 0).toBeLessThanOrEqual(1);
+        expect(box).toContain('it changes no status, score or count below');
+        expect(box).not.toMatch(/placement: /);
+        await expectSitePage(res.text, 'sponsored merchant');
+      }
     });
 
     it('marks conflicts, lists the evidence behind a cell, and escapes experience text', async () => {
@@ -251,7 +265,7 @@ describe('directory pages', () => {
       const res = await get(`/merchants/${merchant.slug}`).expect(200);
       await expectSitePage(res.text, 'merchant with conflict');
       const row = new RegExp(`<tr id="agent-${agent.slug}">([\\s\\S]*?)</tr>`).exec(res.text)![1]!;
-      const access = /<td class="cell status-\w+" data-task="ACCESS"[\s\S]*?<\/td>/.exec(row)![0];
+      const access = /<td class="cell status-\w+(?: sets-status)?" data-task="ACCESS"[\s\S]*?<\/td>/.exec(row)![0];
       expect(access).toContain('data-status="blocked"');
       expect(access).toContain('Conflicting reports');
       expect(access).toContain('2 reports, 2 recent');
@@ -308,6 +322,183 @@ describe('directory pages', () => {
       const page = await get('/problems/stale-version').expect(200);
       await expectSitePage(page.text, '/problems/stale-version');
       expect(page.text).toContain('<code>updatedAt</code>');
+    });
+  });
+
+  describe('statuses a person can trust', () => {
+    type ApiSummary = Parameters<typeof statusSentence>[0] & { agent: { slug: string; name: string }; confidence: 'low' | 'medium' | 'high' };
+    const profileOf = async (slug: string) =>
+      (await get(`/api/v1/merchants/${slug}`).expect(200)).body.data as { slug: string; agents: ApiSummary[] };
+
+    it('says beside each agent which task set its status and why, and marks that cell', async () => {
+      const { data } = await api('/api/v1/merchants?sort=popular');
+      const seen = new Set<string>();
+      for (const merchant of data.slice(0, 8)) {
+        const profile = await profileOf(merchant.slug as string);
+        const res = await get(`/merchants/${profile.slug}`).expect(200);
+        for (const summary of profile.agents) {
+          seen.add(summary.status);
+          const sentence = escapeHtml(statusSentence(summary));
+          const row = new RegExp(`<tr id="agent-${summary.agent.slug}">([\\s\\S]*?)</tr>`).exec(res.text)![1]!;
+          expect(row).toContain(`<span class="row-why">${sentence}</span>`);
+          const article = new RegExp(`<article class="agent-summary" aria-labelledby="summary-${summary.agent.slug}">([\\s\\S]*?)</article>`).exec(res.text)![1]!;
+          expect(article).toContain(`<p class="summary-why">${sentence}</p>`);
+          const marked = [...row.matchAll(/<td class="cell status-\w+ sets-status" data-task="(\w+)"[\s\S]*?<\/td>/g)];
+          if (summary.statusTask && summary.status !== 'unknown' && summary.status !== 'untested') {
+            expect(marked.map((m) => m[1])).toEqual([summary.statusTask]);
+            expect(marked[0]![0]).toContain('<span class="status-marker"><span class="symbol" aria-hidden="true">◆</span> Sets the status</span>');
+            expect(marked[0]![0]).toContain(`data-status="${summary.capabilities[summary.statusTask]!.status}"`);
+          } else {
+            expect(marked).toEqual([]);
+          }
+          // Every cell names its agent and task (read on a phone, where the table becomes cards).
+          for (const task of TASKS) {
+            expect(row).toMatch(new RegExp(`data-task="${task}"[^>]*>\\s*<span class="cell-task"><span class="cell-agent">${escapeHtml(summary.agent.name)}</span> `));
+          }
+        }
+        await expectSitePage(res.text, `/merchants/${profile.slug}`);
+      }
+      expect([...seen]).toEqual(expect.arrayContaining(['supported', 'partial', 'blocked', 'untested']));
+      // The rule is said beside the matrix, and on /how-it-works.
+      const any = await get(`/merchants/${data[0]!.slug}`).expect(200);
+      expect(any.text).toContain('the first step on the way to a purchase that fails');
+      expect(any.text).toContain('href="/how-it-works#status-rule"');
+      expect((await get('/how-it-works').expect(200)).text).toMatch(/<p id="status-rule">[^<]*<strong>The first step that fails<\/strong>/);
+    });
+
+    it('defines confidence once, in plain words, and links every badge and summary to it', async () => {
+      const how = await get('/how-it-works').expect(200);
+      const section = /<section id="confidence"[\s\S]*?<\/section>/.exec(how.text)![0];
+      const plain = section.slice(0, section.indexOf('id="confidence-rules"'));
+      const words = confidenceInWords();
+      for (const text of [words.intro, words.overall, ...words.levels.map((l) => l.meaning)]) expect(plain).toContain(escapeHtml(text));
+      expect(plain).toMatch(/how many reports there are, how much they agree, and how recent they are/);
+      expect(plain).not.toMatch(/Wilson|HALF_LIFE|MIN_MASS|Otherwise|≥/);
+
+      const home = await get('/').expect(200);
+      const badges = [...home.text.matchAll(/<li>\s*<span class="badge status-(\w+)">([\s\S]*?)<\/span>\s*<\/li>/g)];
+      expect(badges.length).toBeGreaterThan(10);
+      for (const [, status, badge] of badges) {
+        if (status === 'untested') continue;
+        expect(badge).toMatch(/<a href="\/how-it-works#confidence">overall: (low|medium|high) confidence<\/a>/);
+      }
+      // The card's word is the merchant page's: "overall", beside the agent's name and in its summary.
+      const { data } = await api('/api/v1/merchants?sort=popular');
+      const profile = await profileOf(data[0]!.slug as string);
+      const page = await get(`/merchants/${profile.slug}`).expect(200);
+      for (const summary of profile.agents.filter((a) => a.status !== 'untested')) {
+        const row = new RegExp(`<tr id="agent-${summary.agent.slug}">([\\s\\S]*?)</tr>`).exec(page.text)![1]!;
+        expect(row).toContain(`<a href="/how-it-works#confidence">overall: ${summary.confidence} confidence</a>`);
+      }
+    });
+
+    it('words the report filters as what they match, and explains why a badge may differ', async () => {
+      const [agent] = (await api('/api/v1/agents')).data;
+      const plain = await get('/').expect(200);
+      expect(plain.text).toContain('<label for="f-outcome">Has a report saying</label>');
+      expect(plain.text).toContain('<label for="f-stage">Has a report whose furthest stage is</label>');
+      expect(plain.text).toContain('<option value="BLOCKED">“Blocked”</option>');
+      expect(plain.text).not.toContain('class="notice filter-note"');
+
+      const filtered = await get(`/?agent=${agent!.slug}&outcome=BLOCKED`).expect(200);
+      await expectSitePage(filtered.text, 'agent and outcome');
+      const note = /<p class="notice filter-note">([\s\S]*?)<\/p>/.exec(filtered.text)![1]!;
+      expect(note).toContain(`each merchant listed has at least one approved report about ${agent!.name as string} saying “Blocked”`);
+      expect(note).toContain("The badges show each agent's status from all its reports");
+      expect(filtered.text).toMatch(/Filtered by <span class="filter-chip">Agent: <strong>[^<]+<\/strong><\/span>; <span class="filter-chip">Has a report saying: <strong>Blocked<\/strong><\/span>/);
+    });
+
+    it('explains that sorting by rating needs an agent, lists the agents, and still lists merchants', async () => {
+      const agents = (await api('/api/v1/agents')).data;
+      for (const [path, apiQuery] of [['/?sort=rating', ''], ['/categories/electronics?sort=rating&q=a', '?category=electronics&q=a']] as const) {
+        const res = await get(path).expect(200);
+        await expectSitePage(res.text, path);
+        const notice = /<div class="notice" id="rating-needs-agent">([\s\S]*?)<\/div>/.exec(res.text)![1]!;
+        expect(notice).toContain('Sorting by rating needs an agent');
+        for (const a of agents) expect(notice).toContain(`>${a.name as string}</a>`);
+        expect(notice).toContain(`sort=rating`);
+        expect(notice).toMatch(/href="[^"]*agent=[a-z0-9-]+[^"]*sort=rating"/);
+        const { data } = await api(`/api/v1/merchants${apiQuery}`);
+        expect(listedSlugs(res.text)).toEqual(data.map((m) => m.slug));
+      }
+      // The sort the notice offers works.
+      const sorted = await get(`/?agent=${agents[0]!.slug as string}&sort=rating`).expect(200);
+      expect(sorted.text).not.toContain('id="rating-needs-agent"');
+      // On an agent's own page rating needs nothing more.
+      expect((await get(`/agents/${agents[0]!.slug as string}?sort=rating`).expect(200)).text).not.toContain('id="rating-needs-agent"');
+    });
+
+    it('a plain search keeps the filters closed, and an empty search suggests the spelling, not fewer filters', async () => {
+      const search = await get('/?q=lamp').expect(200);
+      expect(search.text).toMatch(/<details class="more-filters">/);
+      expect(search.text).not.toContain('class="active-filters"');
+      // Results come before the filters in the page.
+      expect(search.text.indexOf('id="results-heading"')).toBeLessThan(search.text.indexOf('id="filters"'));
+      expect((await get('/?region=GB').expect(200)).text).toMatch(/<details class="more-filters" open>/);
+
+      const misspelled = await get('/?q=zzxqvv').expect(200);
+      await expectSitePage(misspelled.text, 'misspelled search');
+      const empty = /<p class="empty">([\s\S]*?)<\/p>/.exec(misspelled.text)![1]!;
+      expect(empty).toContain('No merchant matches “zzxqvv”. Check the spelling');
+      expect(empty).toContain('<a href="/">browse all merchants</a>');
+      expect(misspelled.text).not.toContain('Try fewer filters');
+
+      const withFilters = /<p class="empty">([\s\S]*?)<\/p>/.exec((await get('/?q=zzxqvv&region=GB').expect(200)).text)![1]!;
+      expect(withFilters).toContain('with these filters');
+      expect(withFilters).toContain('<a href="/?q=zzxqvv">search without the filters</a>');
+
+      const onlyFilters = /<p class="empty">([\s\S]*?)<\/p>/.exec((await get('/?minReports=100000').expect(200)).text)![1]!;
+      expect(onlyFilters).toContain('Try fewer filters');
+      expect(onlyFilters).not.toContain('spelling');
+
+      const inCategory = /<p class="empty">([\s\S]*?)<\/p>/.exec((await get('/categories/electronics?q=zzxqvv').expect(200)).text)![1]!;
+      expect(inCategory).not.toContain('Try fewer filters');
+      expect(inCategory).toContain('<a href="/?q=zzxqvv">search the whole directory</a>');
+    });
+
+    it('says when the directory was last updated, on every public page, from the newest approved report', async () => {
+      const newest = await t.db.prisma.merchant.aggregate({ where: { isPublic: true }, _max: { lastReportedAt: true } });
+      const at = newest._max.lastReportedAt!;
+      const { data } = await api('/api/v1/merchants?sort=name');
+      const [agent] = (await api('/api/v1/agents')).data;
+      for (const path of ['/', `/merchants/${data[0]!.slug as string}`, '/categories/electronics', `/agents/${agent!.slug as string}`, '/how-it-works', '/problems']) {
+        const res = await get(path).expect(200);
+        expect(res.text, path).toContain(
+          `<p class="freshness">Updated <time datetime="${at.toISOString()}">${formatDate(at)}</time>: the date of the newest approved report.</p>`,
+        );
+      }
+    });
+
+    it('sums up an agent on its page: reports of the last 30 days and its statuses as bars', async () => {
+      const [agent] = (await api('/api/v1/agents')).data;
+      const slug = agent!.slug as string;
+      const res = await get(`/agents/${slug}`).expect(200);
+      await expectSitePage(res.text, `/agents/${slug}`);
+      const since = new Date(new Date(DEMO_NOW).getTime() - 30 * 86_400_000);
+      const recent = await t.db.prisma.report.count({
+        where: { agent: { slug }, status: 'APPROVED', merchant: { isPublic: true }, createdAt: { gt: since, lte: new Date(DEMO_NOW) } },
+      });
+      const overview = /<section aria-labelledby="overview-heading" class="agent-overview">([\s\S]*?)<\/section>/.exec(res.text)![1]!;
+      expect(overview).toContain(`<strong>${recent} approved report${recent === 1 ? '' : 's'}</strong> about ${agent!.name as string} in the last 30 days`);
+      // The bars count the agent's status on each merchant, as the API reports it.
+      const merchants = [];
+      for (let page = 1; ; page += 1) {
+        const chunk = await api(`/api/v1/agents/${slug}/merchants?page=${page}`);
+        merchants.push(...chunk.data);
+        if (merchants.length >= chunk.total) break;
+      }
+      const expected = new Map<string, number>();
+      for (const m of merchants) {
+        const status = (m.agents as Array<{ status: string }>)[0]!.status;
+        expected.set(status, (expected.get(status) ?? 0) + 1);
+      }
+      const bars = [...overview.matchAll(/<tr data-status="(\w+)">[\s\S]*?<td class="number">(\d+)<\/td>[\s\S]*?<span class="bar status-\1 w-(\d+)"><\/span>/g)];
+      expect(bars.length).toBeGreaterThanOrEqual(4);
+      for (const [, status, count, width] of bars) {
+        expect(Number(count), status).toBe(expected.get(status!) ?? 0);
+        expect(Number(width) % 5).toBe(0);
+      }
+      expect(overview).toContain(`Its status on the ${merchants.length} merchants with reports`);
     });
   });
 

@@ -82,7 +82,7 @@ describe('summary labels by confidence', () => {
     const article = new RegExp(`<article class="agent-summary" aria-labelledby="summary-${agentSlug}">([\\s\\S]*?)</article>`).exec(res.text)![1]!;
     expect(article).toContain('Supported; checkout worked so far');
     expect(article).toContain(`<dt>How far it gets</dt><dd>${escapeHtml(scoreBandLabel('checkout', 'low'))}</dd>`);
-    expect(article).toContain('<dt>Confidence</dt><dd>Low confidence</dd>');
+    expect(article).toContain('<dt>Confidence</dt><dd><a href="/how-it-works#confidence">overall: low confidence</a></dd>');
 
     const high = await request(t.app).get(`/merchants/${shops.high.slug}`).expect(200);
     expect(high.text).toContain('Supported; reliably gets through checkout');
@@ -91,7 +91,9 @@ describe('summary labels by confidence', () => {
 
   it('shows the same label in the directory card, beside its confidence', async () => {
     const res = await request(t.app).get(`/?q=${shops.low.slug}`).expect(200);
-    expect(res.text).toMatch(/Supported; checkout worked so far <span class="badge-detail">\(low confidence, 1 report\)<\/span>/);
+    expect(res.text).toMatch(
+      /Supported; checkout worked so far <span class="badge-detail">\(<a href="\/how-it-works#confidence">overall: low confidence<\/a>, 1 report\)<\/span>/,
+    );
     expect(res.text).not.toMatch(/reliabl/i);
   });
 });

@@ -15,8 +15,9 @@ export const FILTER_LABELS = {
   q: 'Search',
   category: 'Category',
   agent: 'Agent',
-  outcome: 'Reported outcome',
-  stage: 'Furthest stage',
+  // These two match single reports, not the statuses on the badges: the labels say so.
+  outcome: 'Has a report saying',
+  stage: 'Has a report whose furthest stage is',
   region: 'Region',
   days: 'Reported in the last … days',
   minReports: 'Minimum number of reports',

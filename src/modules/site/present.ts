@@ -3,14 +3,23 @@
 import {
   CAPABILITY_STATUS_LABELS,
   CONFIDENCE_LABELS,
+  CONFIDENCE_LEVELS,
   FAILURE_REASON_LABELS,
+  FUNNEL_TASKS,
+  HALF_LIFE_DAYS,
+  HIGH_CONFIDENCE_MIN_AGREEMENT,
+  HIGH_CONFIDENCE_MIN_MASS,
+  MEDIUM_CONFIDENCE_MIN_AGREEMENT,
+  MEDIUM_CONFIDENCE_MIN_MASS,
   OUTCOME_LABELS,
   OUTCOMES,
+  RECENT_DAYS,
   scoreBandLabel,
   STAGE_LABELS,
   TASK_LABELS,
   TASKS,
   type CapabilityStatus,
+  type Confidence,
   type OutcomeKey,
   type TaskKey,
 } from '../aggregation/constants.js';
@@ -39,6 +48,12 @@ export const STATUS_SYMBOLS: Readonly<Record<CapabilityStatus, string>> = {
 
 export const SPONSORED_LABEL = 'Sponsored — advertising, not evidence that the site works';
 
+/** Where a sponsorship places a merchant, in words (the API's `placement` values). */
+export const PLACEMENT_LABELS: Readonly<Record<string, string>> = {
+  'directory-top': 'first among matching results in the directory',
+  'category-top': 'first among matching results in its category',
+};
+
 export const SPONSORSHIP_SOURCE_LABELS: Readonly<Record<'subscription' | 'publisher_owned', string>> = {
   subscription: 'Paid sponsorship',
   publisher_owned: "Promotion of a site owned by the directory's publisher, shown with the owner's authorization",
@@ -46,6 +61,148 @@ export const SPONSORSHIP_SOURCE_LABELS: Readonly<Record<'subscription' | 'publis
 
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+// Why an agent has its status, in one sentence.
+
+/** A task as the subject of a sentence ("browsing and details work"). */
+export const TASK_NOUNS: Readonly<Record<TaskKey, string>> = {
+  ACCESS: 'website access',
+  SEARCH: 'browsing',
+  DETAILS: 'details',
+  LOGIN: 'login',
+  CART: 'adding to cart',
+  CHECKOUT: 'checkout',
+  PURCHASE: 'purchase',
+};
+
+/** A task after "at" ("Blocked at the cart"). */
+export const TASK_AT: Readonly<Record<TaskKey, string>> = {
+  ACCESS: 'website access',
+  SEARCH: 'browsing',
+  DETAILS: 'product details',
+  LOGIN: 'login',
+  CART: 'the cart',
+  CHECKOUT: 'checkout',
+  PURCHASE: 'the purchase',
+};
+
+/** "a", "a and b", "a, b and c". */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+/** "works" for one task, "work" for several. */
+const works = (tasks: readonly TaskKey[]) => (tasks.length === 1 ? 'works' : 'work');
+
+/** What a summary needs for its sentence: the API's per-agent summary has all of it. */
+export interface SentenceSummary {
+  status: CapabilityStatus;
+  statusTask: TaskKey | null;
+  counts: { total: number };
+  capabilities: Partial<Record<TaskKey, { status: CapabilityStatus; recentObservations?: ReadonlyArray<{ outcome: OutcomeKey }> }>>;
+}
+
+/**
+ * One sentence that says which task set an agent's status and why, from the summary and its
+ * capabilities, so that a status never seems to contradict the cells beside it: the first
+ * failing step along access → browsing → details → cart → checkout → purchase decides, even when
+ * later steps were reported working; login stays aside unless nothing else has a result. E.g.
+ * "Blocked at checkout; website access, browsing, details and adding to cart work."
+ */
+export function statusSentence(summary: SentenceSummary): string {
+  const statusOf = (task: TaskKey): CapabilityStatus => summary.capabilities[task]?.status ?? 'untested';
+  const task = summary.statusTask;
+  const nouns = (tasks: readonly TaskKey[]) => listOf(tasks.map((t) => TASK_NOUNS[t]));
+
+  if (summary.status === 'untested' || (task === null && summary.status !== 'unknown')) {
+    return summary.counts.total > 0
+      ? 'Not tested yet: its reports give only an overall outcome, no result for any task.'
+      : 'Not tested yet: no approved report about this agent here.';
+  }
+  if (summary.status === 'unknown' || task === null) {
+    const outcomes = TASKS.flatMap((t) => (summary.capabilities[t]?.recentObservations ?? []).map((o) => o.outcome));
+    if (outcomes.length > 0 && outcomes.every((o) => o === 'UNSURE')) return 'No task confirmed yet: the only reports are unsure.';
+    if (outcomes.some((o) => o === 'UNSURE')) return 'No task confirmed yet: the reports are unsure, or too old to count.';
+    return 'No task confirmed yet: the reports are too old to count.';
+  }
+
+  if (task === 'LOGIN') {
+    const result: Partial<Record<CapabilityStatus, string>> = {
+      supported: 'it works',
+      partial: 'it only partly works',
+      blocked: 'it is blocked',
+      unsupported: 'it fails',
+    };
+    return `Only login has a result so far: ${result[summary.status] ?? 'it is unclear'}; no step toward a purchase is confirmed.`;
+  }
+
+  const index = FUNNEL_TASKS.indexOf(task as (typeof FUNNEL_TASKS)[number]);
+  const before = FUNNEL_TASKS.slice(0, Math.max(index, 0));
+  const after = FUNNEL_TASKS.slice(index + 1);
+  const login = statusOf('LOGIN');
+  const loginAside = login === 'blocked' || login === 'unsupported' ? `; login ${login === 'blocked' ? 'is blocked' : 'fails'}, which the status leaves aside (guest checkout)` : '';
+
+  if (summary.status === 'supported') {
+    const open = after.filter((t) => statusOf(t) !== 'supported');
+    if (open.length === 0) return `Works all the way to the purchase: every reported step works${loginAside}.`;
+    return `Works as far as ${TASK_AT[task]}; ${nouns(open)} not confirmed yet${loginAside}.`;
+  }
+
+  const opening: Partial<Record<CapabilityStatus, string>> = {
+    blocked: `Blocked at ${TASK_AT[task]}`,
+    unsupported: `Fails at ${TASK_AT[task]}`,
+    partial: `Only partly works at ${TASK_AT[task]}`,
+  };
+  const good = before.filter((t) => statusOf(t) === 'supported');
+  const partly = before.filter((t) => statusOf(t) === 'partial');
+  const earlier: string[] = [];
+  if (good.length) earlier.push(`${nouns(good)} ${works(good)}`);
+  if (partly.length) earlier.push(`${nouns(partly)} only partly ${works(partly)}`);
+  let sentence = opening[summary.status] ?? capitalise(`${CAPABILITY_STATUS_LABELS[summary.status]} at ${TASK_AT[task]}`);
+  if (earlier.length) sentence += `; ${listOf(earlier)}`;
+  else if (index === 0) sentence += ', the first step';
+  else sentence += '; no earlier step confirmed yet';
+  const later = after.filter((t) => statusOf(t) === 'supported');
+  if (later.length) {
+    const rule = summary.status === 'partial' ? 'the weakest step decides' : 'the first step that fails decides';
+    sentence += ` (${nouns(later)} reportedly ${works(later)} too, but ${rule})`;
+  }
+  return `${sentence}${loginAside}.`;
+}
+
+// Confidence, in words a person understands. The exact rules stay on /how-it-works below them.
+
+/** The one page address that defines confidence; every badge links here. */
+export const CONFIDENCE_HREF = '/how-it-works#confidence';
+
+/** An agent's confidence on a merchant, worded so it does not seem to contradict its cells. */
+export const overallConfidenceLabel = (confidence: Confidence) => `overall: ${CONFIDENCE_LABELS[confidence].toLowerCase()}`;
+
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+
+/** What each confidence level means, from the constants the engine uses. */
+export function confidenceInWords(): { intro: string; levels: Array<{ confidence: Confidence; label: string; meaning: string }>; overall: string; decay: string } {
+  const meaning: Record<Confidence, string> = {
+    high:
+      `About ${HIGH_CONFIDENCE_MIN_MASS} or more reports, at least ${percent(HIGH_CONFIDENCE_MIN_AGREEMENT)} of them saying the same thing, ` +
+      `and at least one from the last ${RECENT_DAYS} days.`,
+    medium: `About ${MEDIUM_CONFIDENCE_MIN_MASS} or more reports, at least ${percent(MEDIUM_CONFIDENCE_MIN_AGREEMENT)} of them saying the same thing.`,
+    low: 'Anything less: a single report, reports that disagree, or only old ones. A task without a result is always low.',
+  };
+  return {
+    intro:
+      'Confidence says how far to trust a status. It looks at three things: how many reports there are, how much they agree, ' +
+      'and how recent they are.',
+    levels: [...CONFIDENCE_LEVELS].reverse().map((confidence) => ({ confidence, label: CONFIDENCE_LABELS[confidence], meaning: meaning[confidence] })),
+    decay: `Older reports count for less: a report counts half after ${HALF_LIFE_DAYS} days, a quarter after ${HALF_LIFE_DAYS * 2}.`,
+    overall:
+      'Each cell of a merchant\'s table has the confidence of that one task. An agent\'s overall confidence, shown beside its ' +
+      'status and on the directory\'s cards, is the lowest among the tasks that decide its status and how far it gets: ' +
+      'so "overall: low confidence" can stand beside cells of medium confidence.',
+  };
+}
 
 export interface EvidenceEntry {
   reportId: string;
@@ -68,6 +225,8 @@ export interface CellView {
   recentCount: number;
   conflicting: boolean;
   lastTestedAt: string | null;
+  /** This task set the agent's status (the matrix marks it). */
+  setsStatus: boolean;
   evidence: EvidenceEntry[];
 }
 
@@ -80,8 +239,12 @@ export interface AgentRowView {
   label: string;
   tested: boolean;
   statusTaskLabel: string | null;
+  /** Which task set the status and why, in one sentence. */
+  sentence: string;
   scoreBandLabel: string;
   confidenceLabel: string;
+  /** "overall: low confidence", as on the directory's cards. */
+  overallConfidenceLabel: string;
   counts: Array<{ outcome: OutcomeKey; label: string; count: number }>;
   cells: CellView[];
 }
@@ -116,8 +279,10 @@ export function matrixRows(merchant: MerchantView, reportHref: (reportId: string
     label: summary.label,
     tested: summary.status !== 'untested',
     statusTaskLabel: summary.statusTask ? TASK_LABELS[summary.statusTask] : null,
+    sentence: statusSentence(summary),
     scoreBandLabel: scoreBandLabel(summary.scoreBand, summary.confidence),
     confidenceLabel: CONFIDENCE_LABELS[summary.confidence],
+    overallConfidenceLabel: overallConfidenceLabel(summary.confidence),
     counts: OUTCOMES.map((outcome) => ({ outcome, label: OUTCOME_LABELS[outcome], count: summary.counts[outcome] })),
     cells: TASKS.map((task) => {
       const capability = summary.capabilities[task] ?? UNTESTED_TASK;
@@ -145,6 +310,7 @@ export function matrixRows(merchant: MerchantView, reportHref: (reportId: string
         recentCount: capability.recentCount,
         conflicting: capability.conflicting,
         lastTestedAt: capability.lastTestedAt,
+        setsStatus: summary.statusTask === task && summary.status !== 'untested' && summary.status !== 'unknown',
         evidence,
       };
     }),
@@ -169,4 +335,7 @@ export const viewHelpers = {
   formatDate,
   isoDay,
   plural,
+  statusSentence,
+  overallConfidenceLabel,
+  CONFIDENCE_HREF,
 };

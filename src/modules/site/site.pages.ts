@@ -18,9 +18,11 @@ import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
 import { recentReports } from '../reports/public-reports.service.js';
 import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
 import { agentGuide } from './agent-guide.js';
-import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type Scope } from './filters.js';
-import { matrixRows, SPONSORED_LABEL, viewHelpers } from './present.js';
+import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type FilterField, type Scope } from './filters.js';
+import { confidenceInWords, matrixRows, PLACEMENT_LABELS, SPONSORED_LABEL, viewHelpers } from './present.js';
+import { agentOverview, newestApprovedReportAt } from './site.repository.js';
 import { Refusal } from '../../errors.js';
+import { formatDate } from '../../dates.js';
 
 export interface SitePagesDeps {
   config: Config;
@@ -34,6 +36,12 @@ export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], strin
   name: 'Name',
   rating: 'Rating (needs an agent)',
 };
+
+/** Days counted as "recent" in an agent page's overview. */
+export const AGENT_OVERVIEW_DAYS = 30;
+
+/** The filters that narrow the results (search text, sort and page do not). */
+const NARROWING: readonly FilterField[] = ['category', 'agent', 'outcome', 'stage', 'region', 'days', 'minReports'];
 
 const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0a58ca"/>' +
@@ -57,6 +65,11 @@ async function everyPage<T>(load: (page: number) => Promise<{ total: number; dat
 export function sitePageHandlers(deps: SitePagesDeps) {
   const { config } = deps;
   const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: config.baseUrl, now: deps.clock.now() });
+  /** What the footer of every public page shows: the date of the newest approved report. */
+  const freshness = async () => {
+    const at = await newestApprovedReportAt(deps.prisma);
+    return { updated: at ? { iso: at.toISOString(), text: formatDate(at) } : null };
+  };
 
   async function renderDirectory(
     req: Request,
@@ -64,7 +77,14 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     view: { scope: Scope; basePath: string; title: string; heading: string; intro: string; agent?: AgentRow; category?: { name: string; slug: string } },
   ): Promise<void> {
     const c = ctx();
-    const parsed = parseFilters(req.query as Record<string, unknown>, view.scope);
+    const raw = { ...(req.query as Record<string, unknown>) };
+    // Sorting by rating needs an agent (each agent has its own rating). Without one the page
+    // says so and offers the agents, and lists in the default order meanwhile: never a page of
+    // nothing. (The API answers 400: a client must choose.)
+    const agentGiven = typeof raw.agent === 'string' && raw.agent.trim() !== '';
+    const ratingNeedsAgent = view.scope.kind !== 'agent' && raw.sort === 'rating' && !agentGiven;
+    if (ratingNeedsAgent) delete raw.sort;
+    const parsed = parseFilters(raw, view.scope);
     let errors: FilterError[] = parsed.errors;
     let results: Awaited<ReturnType<typeof searchDirectory>> | null = null;
     if (parsed.query) {
@@ -76,20 +96,49 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         errors = refused;
       }
     }
-    const [categoryList, agentList] = await Promise.all([everyPage((p) => categories(c, p)), everyPage((p) => agents(c, p))]);
+    const [categoryList, agentList, locals, overview] = await Promise.all([
+      everyPage((p) => categories(c, p)),
+      everyPage((p) => agents(c, p)),
+      freshness(),
+      view.agent ? agentOverview(deps.prisma, view.agent.id, c.now, AGENT_OVERVIEW_DAYS) : Promise.resolve(null),
+    ]);
     const currentPage = parsed.query?.page ?? 1;
     const totalPages = results ? Math.max(1, Math.ceil(results.total / PAGE_SIZE)) : 1;
+    const values = parsed.values;
+    // What narrows the results, in the form's words, for the line above them.
+    const nameOf = (field: FilterField, value: string): string => {
+      if (field === 'category') return categoryList.find((x) => x.slug === value)?.name ?? value;
+      if (field === 'agent') return agentList.find((x) => x.slug === value)?.name ?? value;
+      if (field === 'outcome') return viewHelpers.OUTCOME_LABELS[value as keyof typeof viewHelpers.OUTCOME_LABELS] ?? value;
+      if (field === 'stage') return viewHelpers.STAGE_LABELS[value as keyof typeof viewHelpers.STAGE_LABELS] ?? value;
+      return value;
+    };
+    const activeFilters = NARROWING.flatMap((field) => {
+      const value = values[field];
+      return value ? [{ field, label: FILTER_LABELS[field], value: nameOf(field, value) }] : [];
+    });
+    const withoutFilters = filterQueryString({ q: values.q, sort: values.sort });
     res.status(errors.length > 0 ? 400 : 200).render('pages/directory', {
       ...viewHelpers,
       ...view,
-      values: parsed.values,
+      agent: view.agent ?? null,
+      category: view.category ?? null,
+      ...locals,
+      values,
       errors,
       errorFor: (field: string) => errors.find((e) => e.field === field)?.message ?? null,
       results,
       currentPage,
       totalPages,
-      pageHref: (n: number) => `${view.basePath}${filterQueryString(parsed.values, n)}`,
-      filtered: Object.keys(parsed.values).some((k) => k !== 'page' && k !== 'sort'),
+      pageHref: (n: number) => `${view.basePath}${filterQueryString(values, n)}`,
+      // Only narrowing filters open the Filters panel: a plain search must not.
+      filtered: activeFilters.length > 0,
+      activeFilters,
+      reportFilter: Boolean(values.outcome || values.stage),
+      clearFiltersHref: `${view.basePath}${withoutFilters}`,
+      ratingNeedsAgent,
+      ratingHref: (agentSlug: string) => `${view.basePath}${filterQueryString({ ...values, agent: agentSlug, sort: 'rating' })}`,
+      overview,
       categoryList,
       agentList,
       sortLabels: SORT_LABELS,
@@ -175,6 +224,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       const rows = matrixRows(merchant, (id, apiUrl) => (shown.has(id) ? `#report-${id}` : apiUrl));
       res.render('pages/merchant', {
         ...viewHelpers,
+        ...(await freshness()),
+        placementLabels: PLACEMENT_LABELS,
         title: merchant.name,
         merchant,
         rows,
@@ -186,9 +237,11 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       });
     }) as RequestHandler,
 
-    howItWorks: ((_req, res) => {
+    howItWorks: (async (_req, res) => {
       res.render('pages/how-it-works', {
         ...viewHelpers,
+        ...(await freshness()),
+        confidenceWords: confidenceInWords(),
         title: 'How it works',
         m: methodology(),
         disclaimer: DISCLAIMER,
@@ -200,19 +253,20 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       });
     }) as RequestHandler,
 
-    problems: ((_req, res) => {
+    problems: (async (_req, res) => {
       res.render('pages/problems', {
+        ...(await freshness()),
         title: 'Problem types',
         problems: Object.entries(PROBLEM_TYPES).map(([code, p]) => ({ code, ...p })),
       });
     }) as RequestHandler,
 
-    problem: ((req, res) => {
+    problem: (async (req, res) => {
       const code = String(req.params.code);
       if (!isProblemCode(code)) {
         throw new HttpProblem({ status: 404, code: 'not-found', title: 'Problem type not found', detail: 'No problem type has this code; /problems lists them all.' });
       }
-      res.render('pages/problem', { title: PROBLEM_TYPES[code].title, code, problem: PROBLEM_TYPES[code], typeUrl: problemTypeUrl(config.baseUrl, code) });
+      res.render('pages/problem', { ...(await freshness()), title: PROBLEM_TYPES[code].title, code, problem: PROBLEM_TYPES[code], typeUrl: problemTypeUrl(config.baseUrl, code) });
     }) as RequestHandler,
 
     agentGuide: ((_req, res) => {

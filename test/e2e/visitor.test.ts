@@ -1,0 +1,238 @@
+// A newcomer's visit in a real browser (Debian's Chromium through playwright-core), at a desktop
+// width (1280 px) and a phone width (390 px): no public page scrolls sideways, the matrix reads
+// as one card per agent on a phone, a plain search shows results before filters, "Why this
+// status" never clips the table, each agent's status comes with its sentence and its marked
+// cell, and every confidence badge leads to the one definition. Every page is checked for
+// console errors, CSP violations, HTML validity and serious axe-core findings.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { htmlProblems } from '../pages/html-validate.js';
+import {
+  HAS_CHROMIUM,
+  fitsViewport,
+  launchBrowser,
+  seriousAxeViolations,
+  SKIP_MESSAGE,
+  startLiveApp,
+  watchedPage,
+  type LiveApp,
+  type WatchedPage,
+} from './browser.js';
+
+if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
+
+const WIDTHS = [
+  { name: 'desktop', width: 1280, height: 900, isMobile: false },
+  { name: 'phone', width: 390, height: 844, isMobile: true },
+] as const;
+
+// Browser code as text: the project compiles without the DOM library.
+const MATRIX_FITS_ITS_BOX = '(() => { const el = document.querySelector(".matrix-wrap"); return el.scrollWidth <= el.clientWidth; })()';
+const hrefsOf = (selector: string, text = '') =>
+  `[...document.querySelectorAll(${JSON.stringify(selector)})].filter((a) => a.textContent.includes(${JSON.stringify(text)})).map((a) => a.getAttribute("href"))`;
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000 }, () => {
+  let live: LiveApp;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let busy: { slug: string; agents: number };
+  let sponsored: string;
+  let owned: string;
+  let agentSlug: string;
+  let publicPages: string[];
+
+  /** A page of its own at this width, watched for console errors and CSP violations. */
+  async function open(size: (typeof WIDTHS)[number]): Promise<WatchedPage> {
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, isMobile: size.isMobile, hasTouch: size.isMobile });
+    contexts.push(context);
+    return watchedPage(context);
+  }
+
+  /** Neither wider than the viewport nor zoomed out to fit (a phone widens its layout viewport). */
+  async function noSidewaysScroll(page: Page, width: number, where: string): Promise<void> {
+    expect(await fitsViewport(page), `${where} at ${width} px`).toBe(true);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${where} at ${width} px`).toBeLessThanOrEqual(width);
+  }
+
+  beforeAll(async () => {
+    live = await startLiveApp();
+    browser = await launchBrowser();
+    const json = async <T>(path: string): Promise<T> => (await (await fetch(`${live.baseUrl}${path}`)).json()) as T;
+    const { data } = await json<{ data: Array<{ slug: string; sponsored: boolean; agents: unknown[] }> }>('/api/v1/merchants?sort=popular');
+    const unsponsored = data.filter((m) => !m.sponsored).sort((a, b) => b.agents.length - a.agents.length);
+    busy = { slug: unsponsored[0]!.slug, agents: unsponsored[0]!.agents.length };
+    expect(busy.agents).toBeGreaterThanOrEqual(4);
+    sponsored = data.find((m) => m.sponsored)!.slug;
+    const statement = await live.t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true, ownerStatement: { isNot: null } }, orderBy: { name: 'asc' } });
+    owned = statement.slug;
+    agentSlug = (await json<{ data: Array<{ slug: string }> }>('/api/v1/agents')).data[0]!.slug;
+    publicPages = [
+      '/',
+      '/?q=lamp',
+      '/?q=zzxqvv',
+      '/?sort=rating',
+      `/?agent=${agentSlug}&outcome=BLOCKED`,
+      `/merchants/${busy.slug}`,
+      `/merchants/${sponsored}`,
+      `/merchants/${owned}`,
+      `/agents/${agentSlug}`,
+      '/categories/electronics',
+      '/how-it-works',
+      '/problems',
+      '/problems/stale-version',
+    ];
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await live?.close();
+  });
+
+  for (const size of WIDTHS) {
+    it(`at ${size.width} px no public page scrolls sideways, and every page is valid and accessible`, async () => {
+      const w = await open(size);
+      for (const path of publicPages) {
+        const response = await w.page.goto(`${live.baseUrl}${path}`);
+        expect(response?.status(), path).toBe(200);
+        expect(await htmlProblems(await response!.text()), path).toEqual([]);
+        await noSidewaysScroll(w.page, size.width, path);
+        expect(await seriousAxeViolations(w.page), `axe on ${path} at ${size.width} px`).toEqual([]);
+        expect(await w.cspViolations(), `CSP on ${path}`).toEqual([]);
+      }
+      expect(w.problems).toEqual([]);
+    });
+
+    it(`at ${size.width} px a plain search shows results before the filters`, async () => {
+      const { page, problems } = await open(size);
+      await page.goto(`${live.baseUrl}/`);
+      await page.getByLabel('Search merchants by name or website').fill('a');
+      await Promise.all([page.waitForURL(/\?q=a$/), page.keyboard.press('Enter')]);
+      expect(new URL(page.url()).search).toBe('?q=a');
+      // The Filters panel stays closed, and the first result is on the first screen.
+      expect(await page.locator('details.more-filters').getAttribute('open')).toBeNull();
+      const card = (await page.locator('.merchant-card').first().boundingBox()) as Box;
+      const filters = (await page.locator('#filters').boundingBox()) as Box;
+      expect(card.y + 40).toBeLessThan(size.height);
+      if (size.isMobile) expect(card.y).toBeLessThan(filters.y);
+      else expect(filters.x).toBeGreaterThan(card.x + card.width - 1); // beside the results
+      expect(await page.locator('.result-count').textContent()).toMatch(/merchants? found for “a”/);
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('on a phone the matrix is one card per agent, each task status beside its agent\'s name', async () => {
+    const { page, problems } = await open(WIDTHS[1]);
+    await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
+    expect(await page.evaluate<boolean>(MATRIX_FITS_ITS_BOX)).toBe(true);
+    const rows = page.locator('.matrix tbody tr');
+    expect(await rows.count()).toBeGreaterThanOrEqual(busy.agents);
+    for (const row of await rows.all()) {
+      const agent = ((await row.locator('th .row-agent').textContent()) ?? '').trim();
+      expect(agent).not.toBe('');
+      const header = (await row.locator('th').boundingBox()) as Box;
+      const cells = row.locator('td.cell');
+      expect(await cells.count()).toBe(7);
+      for (const cell of await cells.all()) {
+        const box = (await cell.boundingBox()) as Box;
+        // Fully on the screen's width, below its agent's header, and naming the agent.
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+        expect(box.y).toBeGreaterThan(header.y);
+        const label = cell.locator('.cell-task');
+        expect(await label.isVisible()).toBe(true);
+        expect(await label.textContent()).toContain(agent);
+        expect(await cell.locator('.cell-status').isVisible()).toBe(true);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('on a desktop "Why this status" opens inside its cell without clipping the table', async () => {
+    const { page, problems } = await open(WIDTHS[0]);
+    await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
+    const wrap = page.locator('.matrix-wrap');
+    const before = await page.locator('.matrix').boundingBox() as Box;
+    // Open every "Why this status" of the last tested column, and of the busiest row.
+    const summaries = page.locator('.matrix td.cell details.why > summary');
+    expect(await summaries.count()).toBeGreaterThan(5);
+    const closed = page.locator(
+      '.matrix tbody tr:first-child details.why:not([open]) > summary, .matrix td:is([data-task="PURCHASE"], [data-task="CHECKOUT"]) details.why:not([open]) > summary',
+    );
+    while ((await closed.count()) > 0) await closed.first().click();
+    expect(await page.locator('.matrix details.why[open]').count()).toBeGreaterThan(1);
+    expect(await page.evaluate<boolean>(MATRIX_FITS_ITS_BOX), 'the table scrolls sideways').toBe(true);
+    const after = await page.locator('.matrix').boundingBox() as Box;
+    expect(after.width).toBe(before.width);
+    const wrapBox = (await wrap.boundingBox()) as Box;
+    for (const th of await page.locator('.matrix thead th').all()) {
+      const box = (await th.boundingBox()) as Box;
+      expect(box.x + box.width).toBeLessThanOrEqual(wrapBox.x + wrapBox.width + 0.5);
+      expect(await th.isVisible()).toBe(true);
+    }
+    await noSidewaysScroll(page, 1280, 'merchant page with open details');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  for (const size of WIDTHS) {
+    it(`at ${size.width} px each agent's status comes with its sentence and its marked cell`, async () => {
+      const { page, problems } = await open(size);
+      await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
+      const profile = (await (await fetch(`${live.baseUrl}/api/v1/merchants/${busy.slug}`)).json()) as {
+        data: { agents: Array<{ agent: { slug: string }; status: string; statusTask: string | null }> };
+      };
+      for (const summary of profile.data.agents) {
+        const row = page.locator(`#agent-${summary.agent.slug}`);
+        const why = row.locator('.row-why');
+        expect(await why.isVisible()).toBe(true);
+        expect(((await why.textContent()) ?? '').length).toBeGreaterThan(20);
+        const marked = row.locator('td.sets-status');
+        if (summary.statusTask && summary.status !== 'unknown' && summary.status !== 'untested') {
+          expect(await marked.count()).toBe(1);
+          expect(await marked.getAttribute('data-task')).toBe(summary.statusTask);
+          const marker = marked.locator('.status-marker');
+          expect(await marker.isVisible()).toBe(true);
+          expect(await marker.textContent()).toContain('Sets the status');
+          expect(await page.locator(`#summary-${summary.agent.slug}`).locator('xpath=..').locator('.summary-why').textContent()).toBe(await why.textContent());
+        } else {
+          expect(await marked.count()).toBe(0);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('confidence links on badges and summaries lead to the one plain-language definition', async () => {
+    const { page, problems } = await open(WIDTHS[1]);
+    await page.goto(`${live.baseUrl}/`);
+    const links = page.locator('.badge-detail a');
+    expect(await links.count()).toBeGreaterThan(10);
+    expect(new Set(await page.evaluate<string[]>(hrefsOf('.badge-detail a')))).toEqual(
+      new Set(['/how-it-works#confidence']),
+    );
+    await Promise.all([page.waitForURL(/\/how-it-works#confidence$/), links.first().click()]);
+    const section = page.locator('#confidence');
+    expect(await section.isVisible()).toBe(true);
+    expect(await section.locator('h2').textContent()).toBe('Confidence');
+    // Scrolled to: the heading is on the screen.
+    const heading = (await section.locator('h2').boundingBox()) as Box;
+    expect(heading.y).toBeGreaterThanOrEqual(-1);
+    expect(heading.y).toBeLessThan(844);
+    expect(await section.textContent()).toContain('how many reports there are, how much they agree, and how recent they are');
+
+    // The merchant page's links go to the same place.
+    await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
+    const hrefs = await page.evaluate<string[]>(hrefsOf('a', 'confidence'));
+    expect(hrefs.length).toBeGreaterThan(busy.agents);
+    expect(new Set(hrefs)).toEqual(new Set(['/how-it-works#confidence']));
+    expect(problems).toEqual([]);
+  });
+});
