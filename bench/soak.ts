@@ -64,7 +64,7 @@ import {
 } from '../src/modules/aggregation/constants.js';
 import { reportFacets } from '../src/modules/aggregation/facets.js';
 import { loadEvidence } from '../src/modules/aggregation/summaries.repository.js';
-import { summarize } from '../src/modules/aggregation/summaries.service.js';
+import { summaryDocument } from '../src/modules/aggregation/summaries.service.js';
 import { issueKey } from '../src/modules/keys/keys.service.js';
 import { contentOf, deriveOutcome, sameContent, type ReportContent } from '../src/modules/reports/content.js';
 import type { ReportSubmission } from '../src/modules/reports/submission.schema.js';
@@ -1203,7 +1203,7 @@ async function verify(pool: pg.Pool, prisma: PrismaClient, soakAccounts: SoakAcc
           summaryProblems.push(`summary row ${key(row)} without approved public evidence`);
           continue;
         }
-        const fresh = summarize(reports, row.computed_at);
+        const fresh = summaryDocument(reports, row.computed_at);
         const differs: string[] = [];
         if (!isDeepStrictEqual(row.summary, JSON.parse(JSON.stringify(fresh)))) differs.push('summary');
         if (row.report_count !== fresh.counts.total) differs.push(`report_count ${row.report_count} vs ${fresh.counts.total}`);

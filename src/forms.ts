@@ -1,5 +1,6 @@
 // Forms posted by moderators and people: the values as they were typed, and what is wrong with
 // them, field by field. Services validate a form and answer a FormResult; the pages show it.
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { SLUG_PATTERN } from './text.js';
 
@@ -46,3 +47,38 @@ export const dayField = (missing: string) =>
     .min(1, missing)
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'Enter a date as YYYY-MM-DD')
     .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'Not a real date');
+
+/** A one-time message for the next page a person sees, after a form post redirected there. */
+export interface PageFlash {
+  text: string;
+}
+
+declare module 'express-session' {
+  interface SessionData {
+    /** A message for the next page view of a person's own pages (Post/Redirect/Get). */
+    pageFlash: PageFlash;
+  }
+}
+
+/** Keeps `text` for the next page view of this session. */
+export function setPageFlash(session: { pageFlash?: PageFlash }, text: string): void {
+  session.pageFlash = { text };
+}
+
+/** The message waiting for this page view, once: taking it removes it. */
+export function takePageFlash(session: { pageFlash?: PageFlash } | undefined): string | null {
+  const flash = session?.pageFlash;
+  if (!flash) return null;
+  delete session.pageFlash;
+  return flash.text;
+}
+
+/**
+ * Redirects (303) once the session is stored. express-session sends a response's headers before
+ * its own save finishes, so a browser following the redirect at once could read the session
+ * as it was, without the message (or the key) meant for the next page.
+ */
+export async function redirectWhenSaved(req: Request, res: Response, location: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+  res.redirect(303, location);
+}

@@ -45,7 +45,8 @@ describe('sign-in through the outbox (no mail server)', () => {
     expect(await t.db.prisma.account.count({ where: { email: 'new.person@example.org' } })).toBe(0);
     const url = new URL(link);
     const signedIn = await agent.get(`${url.pathname}${url.search}`).expect(303);
-    expect(signedIn.headers.location).toBe('/profile/agents');
+    // Without a next page, a person lands on their own reports.
+    expect(signedIn.headers.location).toBe('/profile/reports');
     const account = await t.db.prisma.account.findUniqueOrThrow({ where: { email: 'new.person@example.org' } });
     expect(account.role).toBe('USER');
 
@@ -123,10 +124,10 @@ describe('sign-in', () => {
   it('follows next only to a path on this site', async () => {
     for (const [next, expected] of [
       ['/profile/agents?x=1', '/profile/agents?x=1'],
-      ['https://evil.example/', '/profile/agents'],
-      ['//evil.example/path', '/profile/agents'],
-      ['/\\evil.example', '/profile/agents'],
-      ['javascript:alert(1)', '/profile/agents'],
+      ['https://evil.example/', '/profile/reports'],
+      ['//evil.example/path', '/profile/reports'],
+      ['/\\evil.example', '/profile/reports'],
+      ['javascript:alert(1)', '/profile/reports'],
     ] as const) {
       const email = `next-${Math.random().toString(36).slice(2)}@example.org`;
       const { agent } = await requestLink(t, email, { next });

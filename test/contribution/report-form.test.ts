@@ -97,12 +97,14 @@ describe('the /reports/new form', () => {
     expect(evidenceFiles().length).toBe(files);
   });
 
-  it('shows each validation error next to its field', async () => {
+  it('shows each validation error next to its field, in plain words, and in a summary at the top', async () => {
     const res = await submit({ adId: T.merchants[3]!.id, agentId: T.agents[1]!.id, task_CART: 'WORKS', testedAt: '2099-01-01' }).expect(400);
-    expect(res.text).toMatch(/id="privacy-error" class="error">must be true/);
-    expect(res.text).toMatch(/id="testedAt-error" class="error">must not be in the future/);
+    expect(res.text).toMatch(/id="privacy-error" class="error field-error">Confirm that the report contains no private or payment data/);
+    expect(res.text).toMatch(/id="testedAt-error" class="error field-error">The date of the test cannot be in the future/);
+    expect(res.text).toContain('<a href="#privacy">Confirm that the report contains no private or payment data');
+    expect(res.text).toContain('<a href="#testedAt">The date of the test cannot be in the future</a>');
     const none = await submit({ adId: T.merchants[3]!.id, agentId: T.agents[1]!.id, privacy: 'on' }).expect(400);
-    expect(none.text).toMatch(/id="outcome-error" class="error">give at least one/);
+    expect(none.text).toMatch(/id="results-error" class="error field-error">Say how at least one task went, or give an overall result/);
   });
 
   it('refuses more than 3 screenshots and files over 5 MB, writing nothing', async () => {

@@ -197,8 +197,11 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
     await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
     await page.goto(outboxLink(live.t.config.dataDir, PERSON, live.baseUrl));
-    expect(page.url()).toBe(`${live.baseUrl}/profile/agents`);
+    // Signing in without a page to return to lands on the person's own reports, greeted.
+    expect(page.url()).toBe(`${live.baseUrl}/profile/reports`);
+    await expect(page.getByRole('status').first().textContent()).resolves.toContain(`Welcome. You are signed in as ${PERSON}.`);
     await expect(page.locator('.account').textContent()).resolves.toContain(`Signed in as ${PERSON}`);
+    await visit('/profile/agents');
     await noSeriousAxe('the profile page');
 
     // Issue a key for the agent.

@@ -87,6 +87,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
       '/how-it-works',
       '/problems',
       '/problems/stale-version',
+      '/data',
     ];
   }, 120_000);
 

@@ -13,6 +13,7 @@ import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.s
 import { writeDump } from '../../src/modules/open-data/export.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
+import { htmlProblems } from '../pages/html-validate.js';
 
 const run = promisify(execFile);
 const CHILD = path.resolve(import.meta.dirname, 'export-memory.child.ts');
@@ -59,6 +60,7 @@ describe('the bulk dump', () => {
 
   it('is listed on /data with its schema and licence, and served as the newest dump', async () => {
     const page = await request(t.app).get('/data').expect(200);
+    expect(await htmlProblems(page.text)).toEqual([]);
     expect(page.text).toContain('directory-2026-11-22.ndjson.gz');
     for (const type of ['meta', 'category', 'agent', 'merchant', 'summary', 'report']) expect(page.text).toContain(`<code>${type}</code>`);
     expect(page.text).toContain('CC BY 4.0');

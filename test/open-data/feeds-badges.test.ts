@@ -9,6 +9,7 @@ import { approveReport } from '../../src/modules/moderation/moderation.service.j
 import { BADGE_STATUS } from '../../src/modules/open-data/badges.service.js';
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { htmlProblems } from '../pages/html-validate.js';
 
 /** Any body as text: Atom and SVG are types supertest does not buffer by itself. */
 function text(t: TestApp, path: string, headers: Record<string, string> = {}) {
@@ -124,6 +125,30 @@ describe('open data', () => {
         expect(res.body as string).toContain('fill="#6e6e6e"');
       }
       expect((await text(t, `/badges/${merchant.slug}/${agent.slug}.svg?task=NOPE`).expect(400)).body as string).toContain('task must be one of');
+    });
+  });
+
+  describe('on the pages', () => {
+    it('offers the badge embed snippet, the feed, its autodiscovery link and the trend with a sparkline on the merchant page', async () => {
+      const page = await request(t.app).get(`/merchants/${merchant.slug}`).expect(200);
+      expect(await htmlProblems(page.text)).toEqual([]);
+      expect(page.text).not.toMatch(/<[a-z][^>]*\s(style|on[a-z]+)=/i);
+      expect(page.text).toContain(`${TEST_BASE_URL}/badges/${merchant.slug}/${agent.slug}.svg`);
+      expect(page.text).toContain(`&lt;a href=&#34;${TEST_BASE_URL}/merchants/${merchant.slug}&#34;&gt;&lt;img src=&#34;${TEST_BASE_URL}/badges/${merchant.slug}/${agent.slug}.svg&#34;`);
+      expect(page.text).toContain(`<link rel="alternate" type="application/atom+xml" title="${merchant.name}: new reports and status changes" href="/merchants/${merchant.slug}/feed.atom">`);
+      expect(page.text).toContain('<link rel="alternate" type="application/atom+xml" title="Agent-Compatibility Directory: new reports and status changes" href="/feed.atom">');
+      expect(page.text).toContain('Last 90 days:');
+      expect(page.text).toMatch(/<svg class="sparkline"[^>]*role="img" aria-label="Cart &lt;Bot&gt; &amp; Co: reports per month/);
+      // Checkout moved from supported to blocked: the recent status differs from... the same window here.
+      const how = await request(t.app).get('/how-it-works').expect(200);
+      expect(how.text).toContain('id="trends"');
+    });
+
+    it('announces the agent and category feeds on their pages', async () => {
+      const agentPage = await request(t.app).get(`/agents/${agent.slug}`).expect(200);
+      expect(agentPage.text).toContain(`href="/agents/${agent.slug}/feed.atom"`);
+      const categoryPage = await request(t.app).get(`/categories/${category.slug}`).expect(200);
+      expect(categoryPage.text).toContain(`href="/categories/${category.slug}/feed.atom"`);
     });
   });
 

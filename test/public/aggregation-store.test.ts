@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { OUTCOMES, STAGES } from '../../src/modules/aggregation/constants.js';
-import { trendOf } from '../../src/modules/aggregation/trends.js';
 import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import { reportFacets } from '../../src/modules/aggregation/facets.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
@@ -15,6 +14,7 @@ import {
   recomputeSummaries,
   refreshStaleSummaries,
   reportPath,
+  summaryDocument,
 } from '../../src/modules/aggregation/summaries.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
@@ -45,7 +45,7 @@ describe('precomputed summaries', () => {
       const reports = evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? [];
       const fresh = computeAgentSummary(reports, { now, reportUrl: reportPath });
       // The stored summary carries its 90-day trend beside it.
-      expect(row.summary).toEqual(JSON.parse(JSON.stringify({ ...fresh, trend: trendOf(reports, now) })));
+      expect(row.summary).toEqual(JSON.parse(JSON.stringify(summaryDocument(reports, now))));
       expect(row.report_count).toBe(fresh.counts.total);
       expect(row.facets).toEqual(reportFacets(evidence.get(`${row.merchant_id}:${row.agent_id}`) ?? []));
     }

@@ -4,9 +4,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import type { PrismaClient } from '../../src/db/client.js';
-import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import { loadEvidence } from '../../src/modules/aggregation/summaries.repository.js';
-import { reportPath } from '../../src/modules/aggregation/summaries.service.js';
+import { summaryDocument } from '../../src/modules/aggregation/summaries.service.js';
 
 export async function summaryMismatches(prisma: PrismaClient, pool: pg.Pool, now: Date): Promise<string[]> {
   const { rows: stored } = await pool.query<{ merchant_id: string; agent_id: string; summary: unknown; report_count: number }>(
@@ -29,7 +28,7 @@ export async function summaryMismatches(prisma: PrismaClient, pool: pg.Pool, now
       mismatches.push(`a summary without evidence for ${key(row)}`);
       continue;
     }
-    const fresh = JSON.parse(JSON.stringify(computeAgentSummary(reports, { now, reportUrl: reportPath }))) as unknown;
+    const fresh = JSON.parse(JSON.stringify(summaryDocument(reports, now))) as unknown;
     if (!isDeepStrictEqual(row.summary, fresh)) mismatches.push(`stale summary for ${key(row)}`);
   }
   return mismatches;

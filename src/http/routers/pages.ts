@@ -10,6 +10,7 @@ import type { Mailer } from '../../mail/mailer.js';
 import { signInHandlers } from '../../modules/accounts/sign-in.pages.js';
 import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
+import { MY_REPORTS_PATH, myReportsHandlers } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
 import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
 import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../middleware/auth.js';
@@ -58,6 +59,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     browserQuota: deps.quotas.browser,
     agentQuota: deps.quotas.agent,
   });
+  const myReports = myReportsHandlers({ prisma });
 
   router.use(layoutLocals);
   // Every page counts against the client address's budget: the public API's rate, on a
@@ -109,10 +111,17 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keys.replace);
 
   // Contributing a report. The form takes screenshots, so its token is checked after the
-  // multipart body is read.
+  // multipart body is read. Its POST is also the merchant search without JavaScript.
   router.get('/reports/new', requireSignedInPage, reportForm.form);
   router.post('/reports/new', requireSignedInPage, screenshotUpload, verifyCsrfToken, reportForm.submit);
+
+  // The author's own reports: the list, one report, its screenshots, changing it (as the API's PUT).
+  router.get(MY_REPORTS_PATH, requireSignedInPage, myReports.page);
+  router.get('/reports', (_req, res) => res.redirect(302, MY_REPORTS_PATH));
   router.get('/reports/:id/review', requireSignedInPage, reportForm.review);
+  router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportForm.screenshot);
+  router.get('/reports/:id/edit', requireSignedInPage, reportForm.editForm);
+  router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), reportForm.saveEdit);
 
   // The moderators' pages.
   router.use('/admin', adminRouter({ prisma, clock, dataDir: config.dataDir }));

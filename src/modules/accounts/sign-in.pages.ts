@@ -6,6 +6,8 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import { clientAddress, createLimiter } from '../../http/middleware/rate-limit.js';
 import type pg from 'pg';
+import { setPageFlash } from '../../forms.js';
+import { MY_REPORTS_PATH } from '../reports/my-reports.pages.js';
 import { SESSION_COOKIE } from '../../http/middleware/session.js';
 import { completeSignIn, emailSchema, requestSignInLink, safeNextPath, SIGN_IN_LINK_MINUTES, type SignInDeps } from './sign-in.service.js';
 
@@ -62,11 +64,13 @@ export function signInHandlers(deps: SignInPageDeps) {
     const next = safeNextPath(body.next, deps.baseUrl);
     const email = emailSchema.safeParse(body.email);
     if (!email.success) {
+      const given = typeof body.email === 'string' ? body.email.trim() : '';
       res.status(400).render('pages/sign-in', {
         title: 'Sign in',
+        hasErrors: true,
         next: next ?? '',
         email: typeof body.email === 'string' ? body.email : '',
-        error: 'Enter a valid e-mail address.',
+        error: given ? 'Enter a valid e-mail address.' : 'Enter your e-mail address.',
       });
       return;
     }
@@ -88,8 +92,10 @@ export function signInHandlers(deps: SignInPageDeps) {
     // A new session id at sign-in: an id planted before sign-in is worth nothing after it.
     await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
     req.session.accountId = result.account.id;
+    // Without a page to go back to, a person lands on their own reports, greeted.
+    if (!result.next) setPageFlash(req.session, `Welcome. You are signed in as ${result.account.email}.`);
     await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
-    res.redirect(303, result.next ?? '/profile/agents');
+    res.redirect(303, result.next ?? MY_REPORTS_PATH);
   };
 
   const signOut: RequestHandler = async (req, res) => {

@@ -34,6 +34,11 @@ export function summarize(reports: Parameters<typeof computeAgentSummary>[0], no
   return computeAgentSummary(reports, { now, reportUrl: reportPath });
 }
 
+/** The document stored for a pair: its summary, and beside it its 90-day trend (the merchant detail shows it). */
+export function summaryDocument(reports: Parameters<typeof computeAgentSummary>[0], now: Date) {
+  return { ...summarize(reports, now), trend: trendOf(reports, now) };
+}
+
 /** Recomputes the given pairs' summaries and their merchants' totals, in `db`'s transaction. */
 export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Date): Promise<void> {
   const unique = [...new Map(pairs.map((p) => [`${p.merchantId}:${p.agentId}`, p])).values()];
@@ -44,8 +49,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
   for (const pair of unique) {
     const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
     if (!reports?.length) continue;
-    // The 90-day trend is stored with the summary (the merchant detail shows it).
-    const summary = { ...summarize(reports, now), trend: trendOf(reports, now) };
+    const summary = summaryDocument(reports, now);
     const previous = before.get(`${pair.merchantId}:${pair.agentId}`);
     if (previous) changes.push(...statusChanges(pair, previous, summary));
     rows.push({

@@ -1,15 +1,13 @@
 // The private automation API's story: a sequential work queue, the account's own reports,
 // and conditional replacement of a report (If-Match on updatedAt).
 import type { PrismaClient } from '../../db/client.js';
-import { invalidField, invalidInput, invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
-import { evidenceChanged } from '../aggregation/evidence.js';
+import { invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
 import { categoryInfoOf, merchantApiUrl, merchantPageUrl, notice, ownReportApiUrl, type Links } from '../directory/notice.js';
 import { findActiveAgentById, findOwnKey } from '../keys/keys.repository.js';
 import type { Quota } from '../limits/quota.js';
-import { contentOf, sameContent } from '../reports/content.js';
 import { submissionOf, type ReportReplacement } from '../reports/submission.schema.js';
-import { checkTargets, isFutureTestDate, reviewUrl } from '../reports/submissions.service.js';
-import { findOwnReportById } from '../reports/submissions.repository.js';
+import { replaceOwnReport } from '../reports/replacement.service.js';
+import { reviewUrl } from '../reports/submissions.service.js';
 import type { CursorCodec } from './cursor.js';
 import type { OwnReportsQuery, QueueQuery } from './automation.schemas.js';
 import {
@@ -17,8 +15,6 @@ import {
   ownReport,
   ownReportsPage,
   queuePage,
-  recordRevision,
-  replaceContentIfVersion,
   type OwnListedReport,
 } from './automation.repository.js';
 import { UUID_PATTERN } from '../../text.js';
@@ -160,16 +156,7 @@ export function parseIfMatch(header: string | undefined): Date | null | undefine
   return value && !Number.isNaN(date.getTime()) ? date : null;
 }
 
-const stale = (updatedAt: Date) =>
-  new Refusal({
-    kind: 'conflict',
-    code: 'stale-version',
-    title: 'The report has changed',
-    detail: 'If-Match does not name the current version. Read the report again and retry with its updatedAt.',
-    extensions: { updatedAt: updatedAt.toISOString() },
-  });
-
-/** PUT /automation/reports/:id: a complete replacement, only at the named version. */
+/** PUT /automation/reports/:id: a complete replacement, only at the named version (the rules: reports/replacement.service.ts). */
 export async function replaceReport(
   deps: AutomationDeps,
   scope: KeyScope,
@@ -184,55 +171,17 @@ export async function replaceReport(
       detail: 'Send If-Match with the report\'s updatedAt from your latest read (GET /api/v1/automation/reports).',
     });
   }
-  const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, scope.accountId, input.id.toLowerCase()) : null;
-  if (!existing || existing.agentId !== scope.agentId) throw notFound('This account has no report with this id for this agent.');
-  const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
-    field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,
+  const result = await replaceOwnReport(
+    { prisma: deps.prisma, quota: deps.agentQuota },
+    { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId },
+    { id: input.id, version, body: submissionOf(input.body), statusAsRead: input.body.status, now: input.now },
   );
-  // The merchant and agent of a report cannot change.
-  if (unchangeable.length > 0) {
-    throw invalidInput(unchangeable.map((field) => ({ pointer: `#/${field}`, detail: 'cannot change' })), 'body');
-  }
-  // A status is accepted only as read: a client never sets one (spec 5 rule 9).
-  if (input.body.status !== undefined && input.body.status !== existing.status) {
-    throw invalidField('status', `is set by moderation and cannot be sent: it is ${existing.status} now. Leave it out, or send it as read.`);
-  }
-  const body = submissionOf(input.body);
-  if (isFutureTestDate(body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
-  const content = contentOf(body);
-  const answer = (status: string, updatedAt: Date, unchanged: boolean) => ({
-    id: existing.id,
-    status,
-    updatedAt: updatedAt.toISOString(),
-    unchanged,
-    url: ownReportApiUrl(deps, existing.id),
-  });
-  // Identical content writes nothing, whatever version was named: a retried PUT is harmless.
-  if (sameContent(existing.content, content)) return answer(existing.status, existing.updatedAt, true);
-  if (version === null || version.getTime() !== existing.updatedAt.getTime()) throw stale(existing.updatedAt);
-  await checkTargets(deps.prisma, body, { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId });
-
-  const usage = await deps.agentQuota.consume(scope.accountId);
-  try {
-    const updatedAt = await deps.prisma.$transaction(async (tx) => {
-      const applied = await replaceContentIfVersion(tx, {
-        id: existing.id,
-        accountId: scope.accountId,
-        expectedUpdatedAt: existing.updatedAt,
-        content,
-        now: input.now,
-      });
-      if (!applied) throw stale((await findOwnReportById(tx, scope.accountId, existing.id))?.updatedAt ?? existing.updatedAt);
-      await recordRevision(tx, existing, input.now);
-      // An approved report leaves the public directory until it is approved again.
-      if (existing.status === 'APPROVED') {
-        await evidenceChanged(tx, { pairs: [{ merchantId: existing.merchantId, agentId: existing.agentId }] }, input.now);
-      }
-      return applied;
-    });
-    return { ...answer('PENDING', updatedAt, false), usage };
-  } catch (error) {
-    await deps.agentQuota.refund(scope.accountId);
-    throw error;
-  }
+  return {
+    id: result.previous.id,
+    status: result.status,
+    updatedAt: result.updatedAt.toISOString(),
+    unchanged: result.unchanged,
+    url: ownReportApiUrl(deps, result.previous.id),
+    ...(result.usage ? { usage: result.usage } : {}),
+  };
 }

@@ -48,9 +48,15 @@ export interface StoredScreenshot {
   sha256: string;
 }
 
-/** Writes the files; the caller records them, or removes them with discardScreenshots. */
-export async function storeScreenshots(dataDir: string, screenshots: readonly CheckedScreenshot[]): Promise<StoredScreenshot[]> {
-  const dir = evidenceDir(dataDir);
+/**
+ * Writes the files (into DATA_DIR/evidence, or `dir`); the caller records them, or removes them
+ * with discardScreenshots.
+ */
+export async function storeScreenshots(
+  dataDir: string,
+  screenshots: readonly CheckedScreenshot[],
+  dir: string = evidenceDir(dataDir),
+): Promise<StoredScreenshot[]> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const stored: StoredScreenshot[] = [];
   try {

@@ -1,5 +1,7 @@
 // The profile agent setup page: issue, revoke and replace agent keys (spec 5 rule 1).
-// A new key is shown exactly once, on the page view right after the POST that made it.
+// A new key is shown exactly once, on the page view right after the POST that made it. Revoke
+// and Replace ask first on the page (a disclosure holding the button that acts), and the page
+// after the redirect says what happened.
 // Routes: http/routers/pages.ts.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
@@ -8,7 +10,8 @@ import type { PrismaClient } from '../../db/client.js';
 import { formatTime } from '../../dates.js';
 import { HttpProblem, statusOf } from '../../http/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
-import { findActiveAgentById } from './keys.repository.js';
+import { findActiveAgentById, findOwnKey } from './keys.repository.js';
+import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
 import { UUID_PATTERN } from '../../text.js';
 import { Refusal } from '../../errors.js';
@@ -65,7 +68,14 @@ export function keyPageHandlers(deps: KeysPageDeps) {
   async function render(
     res: Response,
     status: number,
-    view: { error?: string | null; selectedAgentId?: string; reveal?: { key: string | null; agentName: string } | null } = {},
+    view: {
+      error?: string | null;
+      /** The field the error is about (the summary links to it). */
+      errorField?: string;
+      selectedAgentId?: string;
+      reveal?: { key: string | null; agentName: string } | null;
+      flash?: string | null;
+    } = {},
   ): Promise<void> {
     const account = res.locals.account!;
     const now = deps.clock.now();
@@ -74,6 +84,9 @@ export function keyPageHandlers(deps: KeysPageDeps) {
     res.set('Cache-Control', 'no-store');
     res.status(status).render('pages/profile-agents', {
       title: 'Agent keys',
+      hasErrors: Boolean(view.error),
+      summary: view.error ? [{ text: view.error, ...(view.errorField ? { href: `#${view.errorField}` } : {}) }] : [],
+      pageFlash: view.flash ?? null,
       agents,
       keys,
       suspended: account.suspended,
@@ -97,7 +110,7 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       path: KEYS_PAGE_PATH,
       maxAge: REVEAL_MAX_AGE_MS,
     });
-    res.redirect(303, KEYS_PAGE_PATH);
+    await redirectWhenSaved(req, res, KEYS_PAGE_PATH);
   }
 
   /** Problems that belong on the page itself (a bad choice, a suspension), not an error page. */
@@ -114,7 +127,7 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       reveal = { key: secret ? unseal(pending.key, secret) : null, agentName: pending.agentName };
     }
     if (cookieValue(req, REVEAL_COOKIE) !== undefined) res.clearCookie(REVEAL_COOKIE, { path: KEYS_PAGE_PATH });
-    await render(res, 200, { reveal });
+    await render(res, 200, { reveal, flash: takePageFlash(req.session) });
   };
 
   const issue: RequestHandler = async (req, res) => {
@@ -132,6 +145,7 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       if (!isPageProblem(error)) throw error;
       await render(res, statusOf(error.kind), {
         error: error.kind === 'invalid' ? 'Choose one of the listed agents.' : (error.init.detail ?? error.init.title),
+        ...(error.kind === 'invalid' ? { errorField: 'agentId' } : {}),
         selectedAgentId,
       });
       return;
@@ -141,10 +155,17 @@ export function keyPageHandlers(deps: KeysPageDeps) {
 
   const revoke: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
-    const keyId = String(req.params.id);
-    const found = UUID_PATTERN.test(keyId) && (await revokeKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now()));
+    const keyId = String(req.params.id).toLowerCase();
+    const before = UUID_PATTERN.test(keyId) ? await findOwnKey(deps.prisma, account.id, keyId) : null;
+    const found = before !== null && (await revokeKey(deps.prisma, { accountId: account.id, keyId }, deps.clock.now()));
     if (!found) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
-    res.redirect(303, KEYS_PAGE_PATH);
+    setPageFlash(
+      req.session,
+      before.revokedAt
+        ? `Key ${before.displayPrefix}… was already revoked: nothing changed.`
+        : `Key ${before.displayPrefix}… is revoked. Requests that use it are refused from now on.`,
+    );
+    await redirectWhenSaved(req, res, KEYS_PAGE_PATH);
   };
 
   const replace: RequestHandler = async (req, res) => {
@@ -154,10 +175,10 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       return;
     }
     let issued: IssuedKey;
+    const keyId = String(req.params.id).toLowerCase();
     try {
-      const keyId = String(req.params.id);
       if (!UUID_PATTERN.test(keyId)) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
-      issued = await replaceKey(deps.prisma, { accountId: account.id, keyId: keyId.toLowerCase() }, deps.clock.now());
+      issued = await replaceKey(deps.prisma, { accountId: account.id, keyId }, deps.clock.now());
     } catch (error) {
       if (error instanceof Refusal && error.kind === 'not-found') {
         throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
@@ -166,6 +187,8 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       await render(res, statusOf(error.kind), { error: error.init.detail ?? error.init.title });
       return;
     }
+    const old = await findOwnKey(deps.prisma, account.id, keyId);
+    setPageFlash(req.session, `Key ${old?.displayPrefix ?? ''}… is replaced: it no longer works. Your new key is below.`);
     await revealOnNextView(req, res, issued);
   };
 

@@ -113,7 +113,7 @@ export type AgentSummaryView = ReturnType<typeof agentSummaryView>;
 
 const isoDate = (date: Date) => date.toISOString().slice(0, 10);
 
-function merchantView(links: Links, row: MerchantRow, agents: AgentSummaryView[]) {
+function merchantView<A = AgentSummaryView>(links: Links, row: MerchantRow, agents: A[]) {
   const sponsored = row.sponsorshipSource !== null;
   return {
     id: row.id,
@@ -144,7 +144,7 @@ function merchantView(links: Links, row: MerchantRow, agents: AgentSummaryView[]
   };
 }
 
-export type MerchantView = ReturnType<typeof merchantView>;
+export type MerchantView = ReturnType<typeof merchantView<AgentSummaryView>>;
 
 function compactMerchantView(links: Links, row: MerchantRow, agents: Array<ReturnType<typeof compactSummaryView>>) {
   const { id, slug, name, website, url, profileUrl, category, categoryInfo, sponsored, placement, sponsorshipDisclosure, sponsorshipSource, reportCount, lastReportedAt } =

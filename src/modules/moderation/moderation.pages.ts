@@ -3,17 +3,13 @@
 // to moderators only. Decisions go through the moderation service: one transaction each with
 // the audit row and the summary recompute, so the public API changes with the status.
 // Routes: http/routers/admin.ts.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { screenshotFile } from '../evidence/screenshots.repository.js';
-import { evidenceDir } from '../evidence/screenshots.js';
+import { sendScreenshot } from '../evidence/screenshot-response.js';
 import {
   approveReport,
   approveReports,
@@ -276,24 +272,12 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         return changed ? 'Private notes saved.' : 'The notes were already like this: nothing changed.';
       })) as RequestHandler,
 
-    // Screenshots: only through this route, only for moderators (the gate runs first), never
-    // from a static path. The stored path is only a name under DATA_DIR/evidence: a row cannot
-    // point the route at any other file, and moving DATA_DIR keeps the files reachable.
+    // Screenshots: only through this route (or the author's own), only for moderators (the
+    // gate runs first), never from a static path (evidence/screenshot-response.ts).
     screenshot: (async (req, res) => {
       const id = idParam(req, 'Screenshot');
       const file = await screenshotFile(prisma, id);
-      if (!file) throw notFoundPage('Screenshot');
-      const filePath = path.join(evidenceDir(deps.dataDir), path.basename(file.storagePath));
-      const info = await stat(filePath).catch(() => null);
-      if (!info?.isFile()) throw notFoundPage('Screenshot');
-      res.set({
-        'Content-Type': file.mediaType,
-        'Content-Length': String(info.size),
-        'Content-Disposition': `inline; filename="screenshot-${id}${path.extname(filePath)}"`,
-        'Cache-Control': 'private, no-store',
-        'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
-      });
-      await pipeline(createReadStream(filePath), res);
+      if (!file || !(await sendScreenshot(res, deps.dataDir, id, file))) throw notFoundPage('Screenshot');
     }) as RequestHandler,
   };
 }

@@ -1,10 +1,13 @@
-// The contribution form (/reports/new) and the author's private review page. The form uses
-// the same schema and the same submission service as POST /api/v1/reports; screenshots can
-// only be attached here. Routes: http/routers/pages.ts.
+// The contribution form (/reports/new), the author's edit form (/reports/:id/edit), the
+// private review page and the author's screenshots. The forms use the same schema and the same
+// services as the API (submitReport for POST /api/v1/reports, replaceOwnReport for its PUT);
+// screenshots can only be attached here. Routes: http/routers/pages.ts.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
-import { fieldErrors, Refusal } from '../../errors.js';
+import { formatDate, isoDay } from '../../dates.js';
+import { Refusal } from '../../errors.js';
+import { redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors, type FormValues } from '../../forms.js';
 import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../http/problem.js';
 import {
   FAILURE_REASONS,
@@ -17,11 +20,22 @@ import {
   TASK_LABELS,
 } from '../aggregation/constants.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
-import { checkScreenshots, discardScreenshots, MAX_SCREENSHOTS, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
-import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
-import { isFutureTestDate, reviewUrl, submitReport, type SubmissionDeps } from './submissions.service.js';
+import { sendScreenshot } from '../evidence/screenshot-response.js';
 import { insertScreenshots } from '../evidence/screenshots.repository.js';
-import { merchantChoices, ownReport } from './report-form.repository.js';
+import {
+  discardScreenshots,
+  MAX_SCREENSHOTS,
+  sniffImageType,
+  storeScreenshots,
+  type CheckedScreenshot,
+  type StoredScreenshot,
+} from '../evidence/screenshots.js';
+import { formErrorsOf, MESSAGES, serviceFieldMessage, summaryItems, type SummaryItem } from './form-messages.js';
+import { adoptPending, discardPending, displayName, pendingOf, setPending, storePending, type PendingScreenshot } from './pending-screenshots.js';
+import { replaceOwnReport } from './replacement.service.js';
+import { MERCHANT_CHOICES, merchantChoices, ownReport, ownScreenshotFile, type OwnReportDetail } from './report-form.repository.js';
+import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
+import { isFutureTestDate, submitReport, type SubmissionDeps } from './submissions.service.js';
 
 export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -29,7 +43,11 @@ export interface ReportFormDeps extends SubmissionDeps {
   dataDir: string;
 }
 
-type FormValues = Record<string, string>;
+/** Moderation states as the author reads them. */
+export const STATUS_LABELS = { PENDING: 'Waiting for moderation', APPROVED: 'Approved and public', REJECTED: 'Rejected' } as const;
+
+export const reviewPath = (id: string) => `/reports/${id}/review`;
+export const editPath = (id: string) => `/reports/${id}/edit`;
 
 const TEXT_FIELDS = ['experience', 'testedAt', 'agentVersion', 'region', 'task'] as const;
 
@@ -53,10 +71,98 @@ export function bodyFromForm(form: FormValues): Record<string, unknown> {
   return body;
 }
 
-const pointerField = (pointer: string) => {
-  const [field, sub] = pointer.replace(/^#\//, '').split('/');
-  return field === 'capabilityResults' && sub ? `task_${sub}` : (field ?? 'form');
-};
+/** A stored report as the form's fields (the edit form's starting point). */
+export function formFromReport(report: { content: OwnReportDetail['content'] }): FormValues {
+  const c = report.content;
+  const values: FormValues = {};
+  for (const task of TASKS) if (c.capabilityResults[task]) values[`task_${task}`] = c.capabilityResults[task]!;
+  // A derived overall result stays derived: the form shows "Work it out from the task results".
+  if (c.outcomeSupplied) values.outcome = c.outcome;
+  if (c.stage) values.stage = c.stage;
+  if (c.failureReason) values.failureReason = c.failureReason;
+  if (c.humanIntervention !== null) values.humanIntervention = c.humanIntervention ? 'yes' : 'no';
+  for (const field of TEXT_FIELDS) if (c[field]) values[field] = c[field]!;
+  return values;
+}
+
+/** The posted fields that are text (a repeated field, or a file, is not a value of ours). */
+const postedValues = (body: unknown): FormValues =>
+  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+
+/** The form's message for a refusal of the submission or replacement services. */
+function refusalErrors(error: Refusal, context: { editing: boolean }): { errors: FieldErrors; links: SummaryItem['links'] } {
+  const init = error.init;
+  if (init.code === 'duplicate-report') {
+    const id = String(init.extensions?.reportId ?? '');
+    return {
+      errors: {
+        form: 'You already reported this merchant for this agent, with different answers. An account keeps one report per merchant and agent: change that report instead.',
+      },
+      links: id ? [{ href: editPath(id), text: 'Change your existing report' }, { href: reviewPath(id), text: 'See it on its review page' }] : [],
+    };
+  }
+  if (init.kind === 'rate-limited' && init.usage) {
+    const minutes = Math.max(1, Math.ceil(init.usage.resetSeconds / 60));
+    return {
+      errors: {
+        form: `You have reached the limit of ${init.usage.limit} report${init.usage.limit === 1 ? '' : 's'} an hour (at most ${init.usage.limit} per ${Math.round(init.usage.windowSeconds / 60)} minutes, new reports and changes together). Your answers are kept: send the form again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      },
+      links: [],
+    };
+  }
+  if (init.kind === 'forbidden') return { errors: { form: init.detail ?? init.title }, links: [] };
+  const errors: FieldErrors = {};
+  for (const fieldError of init.errors ?? []) {
+    const field = (fieldError.pointer ?? '').replace(/^#\//, '').split('/')[0] ?? '';
+    const message = serviceFieldMessage(field, fieldError.detail);
+    // The edit form shows the merchant and agent as fixed text: their problems concern the whole report.
+    if (context.editing && (field === 'adId' || field === 'agentId')) {
+      errors.form ??= `${message.replace(/: choose another one$/, '')}, so this report cannot be changed.`;
+    } else {
+      errors[field || 'form'] ??= message;
+    }
+  }
+  if (Object.keys(errors).length === 0) errors.form = init.detail ?? init.title;
+  return { errors, links: [] };
+}
+
+/**
+ * What the schema does not say when other fields already failed (its result rule runs only on
+ * an otherwise valid body), and what it cannot know (the clock): everything at once, so a
+ * person fixes the form in one go.
+ */
+function extraChecks(values: FormValues, now: Date): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!values.outcome && !TASKS.some((task) => values[`task_${task}`])) errors.results = MESSAGES.result;
+  if (isFutureTestDate(values.testedAt || undefined, now)) errors.testedAt = MESSAGES.testedAtFuture;
+  return errors;
+}
+
+/** Uploaded files: the acceptable ones, and what to say about the others. */
+function checkUploads(
+  files: ReadonlyArray<{ buffer: Buffer; size: number; originalname: string }>,
+  alreadyAttached: number,
+): { accepted: Array<CheckedScreenshot & { name: string }>; error: string | null } {
+  if (alreadyAttached + files.length > MAX_SCREENSHOTS) {
+    return {
+      accepted: [],
+      error:
+        alreadyAttached > 0
+          ? `Attach at most ${MAX_SCREENSHOTS} screenshots. ${alreadyAttached} ${alreadyAttached === 1 ? 'is' : 'are'} already attached: remove one to add another.`
+          : `Attach at most ${MAX_SCREENSHOTS} screenshots.`,
+    };
+  }
+  const accepted: Array<CheckedScreenshot & { name: string }> = [];
+  const refused: string[] = [];
+  for (const file of files) {
+    const mediaType = sniffImageType(file.buffer);
+    if (mediaType) accepted.push({ bytes: file.buffer, mediaType, name: file.originalname });
+    else refused.push(displayName(file.originalname));
+  }
+  if (refused.length === 0) return { accepted, error: null };
+  const names = refused.map((n) => `“${n}”`).join(', ');
+  return { accepted, error: `${names} ${refused.length === 1 ? 'was' : 'were'} not attached. Screenshots must be PNG, JPEG or WebP images.` };
+}
 
 export function reportFormHandlers(deps: ReportFormDeps) {
   const options = {
@@ -69,81 +175,243 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     maxScreenshots: MAX_SCREENSHOTS,
   };
 
-  async function renderForm(req: Request, res: Response, status: number, values: FormValues, errors: Record<string, string>) {
-    const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : (values.q ?? '');
-    const [merchants, agents] = await Promise.all([merchantChoices(deps.prisma, q, values.adId), listActiveAgents(deps.prisma)]);
-    res.status(status).render('pages/report-new', { title: 'Report an agent test', ...options, q, merchants, agents, values, errors });
+  /**
+   * The merchants to offer. After a search (`searched`), a single match is chosen, and the
+   * status line says what was found; focus goes to the choice (or back to the search box).
+   */
+  async function merchantsFor(values: FormValues, searched: boolean) {
+    const q = (values.q ?? '').trim().slice(0, 100);
+    const { matches, more, choices } = await merchantChoices(deps.prisma, q, values.adId);
+    if (!searched || !q) return { q, merchants: choices, status: null, focus: null };
+    if (matches.length === 1) values.adId = matches[0]!.id;
+    const quoted = `“${q}”`;
+    const status =
+      matches.length === 0
+        ? `No merchant matches ${quoted}. Check the spelling, or try part of the name or the website.`
+        : matches.length === 1
+          ? `One merchant matches ${quoted}: ${matches[0]!.name} is chosen.`
+          : more
+            ? `More than ${MERCHANT_CHOICES} merchants match ${quoted}: the first ${MERCHANT_CHOICES} are listed. Type more of the name to see fewer.`
+            : `${matches.length} merchants match ${quoted}: choose one from the list.`;
+    return { q, merchants: matches.length === 1 ? matches : choices, status, focus: matches.length === 0 ? 'q' : 'adId' };
   }
 
+  async function renderForm(
+    res: Response,
+    status: number,
+    view: {
+      mode: 'new' | 'edit';
+      values: FormValues;
+      errors?: FieldErrors;
+      links?: SummaryItem['links'];
+      searched?: boolean;
+      pending?: PendingScreenshot[];
+      report?: OwnReportDetail;
+      version?: string;
+    },
+  ): Promise<void> {
+    const errors = view.errors ?? {};
+    const summary = summaryItems(errors, view.links);
+    const [search, agents] = await Promise.all([
+      view.mode === 'new' ? merchantsFor(view.values, view.searched ?? false) : Promise.resolve(null),
+      listActiveAgents(deps.prisma),
+    ]);
+    const title = view.mode === 'new' ? 'Report an agent test' : 'Change your report';
+    res.set('Cache-Control', 'no-store');
+    res.status(status).render('pages/report-new', {
+      title,
+      hasErrors: summary.length > 0,
+      ...options,
+      mode: view.mode,
+      action: view.mode === 'new' ? '/reports/new' : editPath(view.report!.id),
+      summary,
+      values: view.values,
+      errors,
+      q: search?.q ?? '',
+      merchants: search?.merchants ?? [],
+      searchStatus: search?.status ?? null,
+      focus: summary.length > 0 ? null : (search?.focus ?? null),
+      agents,
+      pending: (view.pending ?? []).map((p) => ({ id: p.id, name: p.name, size: `${Math.max(1, Math.round(p.sizeBytes / 1024))} KB` })),
+      report: view.report ?? null,
+      statusLabels: STATUS_LABELS,
+      version: view.version ?? '',
+    });
+  }
+
+  /** GET /reports/new: a fresh form (a draft's screenshots are dropped), or a search from a link. */
   const form: RequestHandler = async (req, res) => {
     const values: FormValues = {};
-    for (const key of ['adId', 'agentId'] as const) if (typeof req.query[key] === 'string') values[key] = req.query[key];
-    await renderForm(req, res, 200, values, {});
+    for (const key of ['adId', 'agentId', 'q'] as const) if (typeof req.query[key] === 'string') values[key] = req.query[key];
+    const stale = req.session.pendingScreenshots ?? [];
+    if (stale.length > 0) {
+      setPending(req.session, []);
+      await discardPending(deps.dataDir, stale);
+    }
+    await renderForm(res, 200, { mode: 'new', values, searched: Boolean(values.q?.trim()) });
   };
 
+  /** POST /reports/new: a search (the Find button, and Enter without JavaScript) or the submission. */
   const submit: RequestHandler = async (req, res) => {
     const account = res.locals.account!;
-    const values = Object.fromEntries(
-      Object.entries((req.body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
-    );
-    if (account.suspended) {
-      await renderForm(req, res, 403, values, { form: 'This account is suspended and cannot contribute.' });
-      return;
-    }
-    const errors: Record<string, string> = {};
-    const parsed = reportSubmission.safeParse(bodyFromForm(values));
-    if (!parsed.success) {
-      for (const error of fieldErrors(parsed.error, 'body')) errors[pointerField(error.pointer ?? '')] ??= error.detail;
-    }
-    if (isFutureTestDate(values.testedAt || undefined, deps.clock.now())) errors.testedAt ??= 'must not be in the future';
+    const now = deps.clock.now();
+    const values = postedValues(req.body);
+    const searching = values.find !== undefined;
+
+    // Screenshots: those kept from earlier round trips, and the new uploads.
+    const earlier = pendingOf(req.session, now);
+    const kept = earlier.filter((p) => values[`keep_${p.id}`] === 'on');
+    await discardPending(deps.dataDir, earlier.filter((p) => !kept.includes(p)));
+    const errors: FieldErrors = {};
     const uploadError = res.locals.uploadError as string | undefined;
     const files = ((req.files as Record<string, Express.Multer.File[]> | undefined)?.screenshots ?? []).filter((f) => f.size > 0);
-    const checked = uploadError ? { ok: false as const, error: uploadError } : checkScreenshots(files);
-    if (!checked.ok) errors.screenshots = checked.error;
-    if (!parsed.success || !checked.ok || Object.keys(errors).length > 0) {
-      await renderForm(req, res, 400, values, errors);
-      return;
-    }
+    const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, kept.length);
+    if (uploads.error) errors.screenshots = uploads.error;
 
-    let stored: StoredScreenshot[] = [];
+    /** Back to the form with every answer, the new acceptable screenshots kept as pending. */
+    const again = async (status: number, more: FieldErrors = {}, links: SummaryItem['links'] = []) => {
+      const added = await storePending(deps.dataDir, uploads.accepted, now);
+      const pending = [...kept, ...added];
+      setPending(req.session, pending);
+      await renderForm(res, status, { mode: 'new', values, errors: { ...errors, ...more }, links, searched: searching, pending });
+    };
+
+    if (account.suspended) return again(403, { form: 'This account is suspended and cannot contribute.' });
+    if (searching) return again(200);
+
+    const parsed = reportSubmission.safeParse(bodyFromForm(values));
+    if (!parsed.success) Object.assign(errors, { ...formErrorsOf(parsed.error, values), ...errors });
+    Object.assign(errors, { ...extraChecks(values, now), ...errors });
+    if (!parsed.success || Object.keys(errors).length > 0) return again(400);
+
+    // Files written or moved for the report, undone when it is not written.
+    const written: { stored: StoredScreenshot[]; adopted: Awaited<ReturnType<typeof adoptPending>> | null } = { stored: [], adopted: null };
+    const undoFiles = async () => {
+      await written.adopted?.undo();
+      await discardScreenshots(written.stored);
+    };
     try {
-      const result = await submitReport(
-        deps,
-        parsed.data,
-        { channel: 'BROWSER', accountId: account.id },
-        deps.clock.now(),
-        async (tx, report) => {
-          stored = await storeScreenshots(deps.dataDir, checked.screenshots);
-          await insertScreenshots(tx, report.id, stored);
-        },
-      );
-      if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
-      else await discardScreenshots(stored);
-      res.redirect(303, reviewUrl('', result.report.id));
+      const result = await submitReport(deps, parsed.data, { channel: 'BROWSER', accountId: account.id }, now, async (tx, report) => {
+        written.adopted = await adoptPending(deps.dataDir, kept);
+        written.stored = await storeScreenshots(deps.dataDir, uploads.accepted);
+        await insertScreenshots(tx, report.id, [...written.adopted.stored, ...written.stored]);
+      });
+      if (result.kind === 'created') {
+        appendRateLimitHeaders(res, result.usage);
+        setPageFlash(req.session, 'Thank you: your report is sent. A moderator checks it before it appears in the directory; this page shows its status.');
+      } else {
+        // An identical report exists: nothing was written, and screenshots go only with a new report.
+        await undoFiles();
+        await discardPending(deps.dataDir, kept);
+        const attached = kept.length + uploads.accepted.length > 0;
+        setPageFlash(
+          req.session,
+          `You had already sent exactly this report: nothing changed, and it keeps its status.${attached ? ' The screenshots you attached now were not added.' : ''}`,
+        );
+      }
+      setPending(req.session, []);
+      await redirectWhenSaved(req, res, reviewPath(result.report.id));
     } catch (error) {
-      await discardScreenshots(stored);
+      await undoFiles();
       // A refusal (a duplicate, a quota, a target that went away) goes back to the form.
       if (!(error instanceof Refusal)) throw error;
       const problem = problemOf(error);
-      const field = problem.errors?.[0]?.pointer;
       for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
-      await renderForm(req, res, problem.status, values, { [field ? pointerField(field) : 'form']: problem.detail ?? problem.title });
+      const { errors: more, links } = refusalErrors(error, { editing: false });
+      await again(problem.status, more, links);
     }
   };
 
-  const review: RequestHandler<{ id: string }> = async (req, res) => {
+  async function ownOr404(req: Request<{ id: string }>, res: Response): Promise<OwnReportDetail> {
     const report = await ownReport(deps.prisma, res.locals.account!.id, req.params.id);
     if (!report) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
+    return report;
+  }
+
+  /** GET /reports/:id/edit: the form, filled in as the report stands. */
+  const editForm: RequestHandler<{ id: string }> = async (req, res) => {
+    const report = await ownOr404(req, res);
+    await renderForm(res, 200, { mode: 'edit', values: formFromReport(report), report, version: report.updatedAt.toISOString() });
+  };
+
+  /** POST /reports/:id/edit: a complete replacement, as the API's PUT (the version travels in the form). */
+  const saveEdit: RequestHandler<{ id: string }> = async (req, res) => {
+    const account = res.locals.account!;
+    const report = await ownOr404(req, res);
+    const now = deps.clock.now();
+    const values = postedValues(req.body);
+    const version = values.version ?? '';
+    const again = (status: number, errors: FieldErrors, links: SummaryItem['links'] = [], newVersion = version) =>
+      renderForm(res, status, { mode: 'edit', values, errors, links, report, version: newVersion });
+    if (account.suspended) return again(403, { form: 'This account is suspended and cannot change its reports.' });
+
+    const parsed = reportSubmission.safeParse(bodyFromForm({ ...values, adId: report.merchantId, agentId: report.agentId }));
+    const errors: FieldErrors = { ...extraChecks(values, now), ...(parsed.success ? {} : formErrorsOf(parsed.error, values)) };
+    if (!parsed.success || Object.keys(errors).length > 0) return again(400, errors);
+
+    const named = new Date(version);
+    try {
+      const result = await replaceOwnReport(
+        { prisma: deps.prisma, quota: deps.browserQuota },
+        { channel: 'BROWSER', accountId: account.id },
+        { id: report.id, version: Number.isNaN(named.getTime()) ? null : named, body: parsed.data, now },
+      );
+      if (result.usage) appendRateLimitHeaders(res, result.usage);
+      setPageFlash(
+        req.session,
+        result.unchanged
+          ? `Nothing changed: your answers are the same as before, so the report keeps its status (${STATUS_LABELS[result.status].toLowerCase()}).`
+          : 'Your changes are saved. The report is waiting for moderation again; until a moderator approves it, it is not part of the directory.',
+      );
+      await redirectWhenSaved(req, res, reviewPath(report.id));
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      if (error.kind === 'not-found') throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
+      const problem = problemOf(error);
+      for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+      if (error.init.code === 'stale-version') {
+        // Saving again replaces the report as it is now: the form carries the current version.
+        const current = String(error.init.extensions?.updatedAt ?? '');
+        return again(
+          409,
+          {
+            form: 'This report changed after you opened it: a moderator decided on it, or one of your agents updated it. Your answers below are not saved yet. Check the report as it is now; saving this form again replaces it with these answers.',
+          },
+          [{ href: reviewPath(report.id), text: 'See the report as it is now' }],
+          current,
+        );
+      }
+      const { errors: more, links } = refusalErrors(error, { editing: true });
+      return again(problem.status, more, links);
+    }
+  };
+
+  /** GET /reports/:id/review: the author's private page of one report. */
+  const review: RequestHandler<{ id: string }> = async (req, res) => {
+    const report = await ownOr404(req, res);
+    const c = report.content;
     res.set('Cache-Control', 'no-store').render('pages/report-review', {
-      title: 'Your report',
+      title: `Your report on ${report.merchant.name}`,
+      pageFlash: takePageFlash(req.session),
       report,
-      taskLabels: TASK_LABELS,
-      outcomeLabels: OUTCOME_LABELS,
-      stageLabels: STAGE_LABELS,
-      failureReasonLabels: FAILURE_REASON_LABELS,
-      reviewUrl: reviewUrl(deps.baseUrl, report.id),
+      statusLabel: STATUS_LABELS[report.status],
+      tasks: TASKS.map((key) => ({ key, label: TASK_LABELS[key], outcome: c.capabilityResults[key] ? OUTCOME_LABELS[c.capabilityResults[key]!] : null })),
+      outcome: OUTCOME_LABELS[c.outcome],
+      stage: c.stage ? STAGE_LABELS[c.stage] : null,
+      failureReason: c.failureReason ? FAILURE_REASON_LABELS[c.failureReason] : null,
+      formatDate,
+      isoDay,
+      editUrl: editPath(report.id),
     });
   };
 
-  return { form, submit, review };
+  /** GET /reports/:id/screenshots/:screenshotId: the author's own screenshot. */
+  const screenshot: RequestHandler<{ id: string; screenshotId: string }> = async (req, res) => {
+    const file = await ownScreenshotFile(deps.prisma, res.locals.account!.id, req.params.id, req.params.screenshotId);
+    if (!file || !(await sendScreenshot(res, deps.dataDir, req.params.screenshotId.toLowerCase(), file))) {
+      throw new HttpProblem({ status: 404, code: 'not-found', title: 'Screenshot not found', detail: 'You have no screenshot at this address.' });
+    }
+  };
+
+  return { form, submit, editForm, saveEdit, review, screenshot };
 }

@@ -1,4 +1,5 @@
-// Reports as their authors write them: create, find one's own, and the targets they name.
+// Reports as their authors write them: create, find one's own, the targets they name, and the
+// conditional replacement (the API's PUT and the edit form) with its revision row.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Db, PrismaClient } from '../../db/client.js';
 import type { ReportContent } from './content.js';
@@ -122,3 +123,39 @@ export async function isActiveAgent(prisma: PrismaClient, id: string): Promise<b
   return (await prisma.agent.count({ where: { id, active: true } })) > 0;
 }
 
+/**
+ * Replaces the content and sends the report back to PENDING, only if it is still at version
+ * `expectedUpdatedAt`: of two concurrent updates with one version, exactly one matches.
+ * Returns the new version, or null when the report was not at that version.
+ */
+export async function replaceContentIfVersion(
+  db: Db,
+  q: { id: string; accountId: string; expectedUpdatedAt: Date; content: ReportContent; now: Date },
+): Promise<Date | null> {
+  const c = contentColumns(q.content);
+  const rows = await db.$queryRaw<Array<{ updated_at: Date }>>`
+    UPDATE reports SET
+      capability_results = ${JSON.stringify(c.capabilityResults)}::jsonb,
+      outcome = ${c.outcome}::"Outcome",
+      outcome_supplied = ${c.outcomeSupplied},
+      experience = ${c.experience},
+      tested_at = ${c.testedAt}::date,
+      agent_version = ${c.agentVersion},
+      region = ${c.region},
+      task = ${c.task},
+      stage = ${c.stage}::"Stage",
+      failure_reason = ${c.failureReason}::"FailureReason",
+      human_intervention = ${c.humanIntervention},
+      status = 'PENDING',
+      -- A new version must differ from the old one even within one millisecond.
+      updated_at = greatest(${q.now}::timestamptz, updated_at + interval '1 millisecond')
+    WHERE id = ${q.id}::uuid AND account_id = ${q.accountId}::uuid AND updated_at = ${q.expectedUpdatedAt}
+    RETURNING updated_at`;
+  return rows[0]?.updated_at ?? null;
+}
+
+export async function recordRevision(db: Db, report: OwnReportRow, now: Date): Promise<void> {
+  await db.reportRevision.create({
+    data: { reportId: report.id, status: report.status, content: report.content as unknown as Prisma.InputJsonValue, createdAt: now },
+  });
+}

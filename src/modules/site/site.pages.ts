@@ -8,6 +8,25 @@ import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../http/problem.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
+import { sparklineSvg } from '../open-data/sparkline.js';
+import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
+import { TREND_DAYS, TREND_MONTHS, type AgentTrend } from '../aggregation/trends.js';
+
+/** An agent's trend for the merchant page: the 90-day status, the tasks that moved, the sparkline. */
+function trendView(summary: { agent: { name: string }; status: keyof typeof STATUS_WORDS; capabilities: Record<string, { status: keyof typeof STATUS_WORDS }> }, trend: AgentTrend) {
+  return {
+    reportCount: trend.reportCount,
+    windowDays: trend.windowDays,
+    statusLabel: STATUS_WORDS[trend.status],
+    changed: trend.status !== summary.status,
+    movedTasks: TASK_KEYS.filter((t) => trend.capabilities[t] !== 'untested' && trend.capabilities[t] !== summary.capabilities[t]?.status).map((t) => ({
+      label: TASK_WORDS[t],
+      lately: STATUS_WORDS[trend.capabilities[t]],
+      allTime: STATUS_WORDS[summary.capabilities[t]!.status],
+    })),
+    sparkline: sparklineSvg(trend.months, summary.agent.name),
+  };
+}
 import { MAX_EVIDENCE_REFERENCES, methodology } from '../aggregation/constants.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import { activeAgent, agents, categories } from '../catalog/catalog.service.js';
@@ -124,6 +143,12 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       agent: view.agent ?? null,
       category: view.category ?? null,
       ...locals,
+      // The page's own Atom feed, announced in <head> and linked on the page.
+      feeds: view.agent
+        ? [{ title: `${view.agent.name}: new reports and status changes`, href: `/agents/${view.agent.slug}/feed.atom` }]
+        : view.category
+          ? [{ title: `${view.category.name}: new reports and status changes`, href: `/categories/${view.category.slug}/feed.atom` }]
+          : [],
       values,
       errors,
       errorFor: (field: string) => errors.find((e) => e.field === field)?.message ?? null,
@@ -234,11 +259,18 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         reportsPages: Math.max(1, Math.ceil(reports.total / PAGE_SIZE)),
         reportHref: `/reports/new?adId=${encodeURIComponent(merchant.id)}`,
         apiUrl: merchant.url,
+        feeds: [{ title: `${merchant.name}: new reports and status changes`, href: `/merchants/${merchant.slug}/feed.atom` }],
+        // Trends (last 90 days beside all time) with a sparkline of outcomes per month, and badges to embed.
+        trends: new Map(merchant.agents.map((a) => [a.agent.slug, a.trend ? trendView(a, a.trend) : null])),
+        badgeUrl: (agentSlug: string) => `${config.baseUrl}/badges/${merchant.slug}/${agentSlug}.svg`,
+        pageUrl: `${config.baseUrl}/merchants/${merchant.slug}`,
       });
     }) as RequestHandler,
 
     howItWorks: (async (_req, res) => {
       res.render('pages/how-it-works', {
+        trendDays: TREND_DAYS,
+        trendMonths: TREND_MONTHS,
         ...viewHelpers,
         ...(await freshness()),
         confidenceWords: confidenceInWords(),

@@ -1,0 +1,44 @@
+// "My reports" (/profile/reports): every report of the signed-in account, whichever agent it is
+// about and however it was sent (form, API, agent key), with its moderation state and the
+// moderators' feedback, and the way to its review page and its edit form. Routes:
+// http/routers/pages.ts.
+import type { RequestHandler } from 'express';
+import type { PrismaClient } from '../../db/client.js';
+import { formatDate, isoDay } from '../../dates.js';
+import { takePageFlash } from '../../forms.js';
+import { editPath, reviewPath, STATUS_LABELS } from './report-form.pages.js';
+import { ownReportsPage } from './report-form.repository.js';
+
+export const MY_REPORTS_PATH = '/profile/reports';
+const PAGE_SIZE = 24;
+
+export function myReportsHandlers(deps: { prisma: PrismaClient }) {
+  const page: RequestHandler = async (req, res) => {
+    const account = res.locals.account!;
+    const asked = typeof req.query.page === 'string' && /^[1-9]\d{0,5}$/.test(req.query.page) ? Number(req.query.page) : 1;
+    let list = await ownReportsPage(deps.prisma, account.id, asked, PAGE_SIZE);
+    const totalPages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
+    // Past the end (reports are never deleted, but a bookmark can be): the last page.
+    const current = Math.min(asked, totalPages);
+    if (current !== asked) list = await ownReportsPage(deps.prisma, account.id, current, PAGE_SIZE);
+    res.set('Cache-Control', 'no-store').render('pages/my-reports', {
+      title: 'My reports',
+      pageFlash: takePageFlash(req.session),
+      reports: list.rows.map((r) => ({
+        ...r,
+        statusLabel: STATUS_LABELS[r.status],
+        reviewUrl: reviewPath(r.id),
+        editUrl: editPath(r.id),
+        screenshots: r._count.evidence,
+      })),
+      counts: list.counts,
+      total: list.total,
+      currentPage: current,
+      totalPages,
+      pageHref: (n: number) => (n === 1 ? MY_REPORTS_PATH : `${MY_REPORTS_PATH}?page=${n}`),
+      formatDate,
+      isoDay,
+    });
+  };
+  return { page };
+}

@@ -1,0 +1,102 @@
+// Replacing a report with a complete new version (spec 3 and 4.3): one set of rules for
+// PUT /api/v1/automation/reports/:id (and the MCP tool update_report) and for the author's
+// edit form (/reports/:id/edit). The merchant and agent cannot change; identical content
+// writes nothing and keeps the status; changed content needs the current version, counts
+// against the channel's quota, records the old content as a revision, goes back to PENDING
+// and keeps its screenshots; an approved report leaves the directory until approved again.
+import type { PrismaClient } from '../../db/client.js';
+import { invalidField, invalidInput, notFound, Refusal, type LimitUsage } from '../../errors.js';
+import { UUID_PATTERN } from '../../text.js';
+import { evidenceChanged } from '../aggregation/evidence.js';
+import type { Quota } from '../limits/quota.js';
+import { contentOf, sameContent } from './content.js';
+import type { ReportSubmission } from './submission.schema.js';
+import { checkTargets, isFutureTestDate, type Submitter } from './submissions.service.js';
+import { findOwnReportById, recordRevision, replaceContentIfVersion, type OwnReportRow } from './submissions.repository.js';
+
+export interface ReplacementDeps {
+  prisma: PrismaClient;
+  /** The quota a changed replacement counts against: agent submissions for a key, browser submissions for a person. */
+  quota: Quota;
+}
+
+export interface ReplacementResult {
+  /** The report as it was before this request. */
+  previous: OwnReportRow;
+  status: OwnReportRow['status'];
+  updatedAt: Date;
+  unchanged: boolean;
+  /** The quota a written replacement counted against (for the RateLimit headers). */
+  usage?: LimitUsage;
+}
+
+/** A replacement named a version that is not the report's current one. */
+export const staleVersion = (updatedAt: Date) =>
+  new Refusal({
+    kind: 'conflict',
+    code: 'stale-version',
+    title: 'The report has changed',
+    detail: 'If-Match does not name the current version. Read the report again and retry with its updatedAt.',
+    extensions: { updatedAt: updatedAt.toISOString() },
+  });
+
+/**
+ * Replaces one of the submitter's own reports with `body`, if it is still at `version` (null:
+ * a version that names none, which only an identical body survives). A key reaches only its
+ * own agent's reports; a person signed in reaches every report of the account, whichever
+ * agent it is about. `statusAsRead`: a status the client sent back as read (accepted only
+ * when it is the current one: a client never sets a status).
+ */
+export async function replaceOwnReport(
+  deps: ReplacementDeps,
+  submitter: Submitter,
+  input: { id: string; version: Date | null; body: ReportSubmission; statusAsRead?: string; now: Date },
+): Promise<ReplacementResult> {
+  const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, submitter.accountId, input.id.toLowerCase()) : null;
+  if (!existing || (submitter.channel === 'AGENT_KEY' && existing.agentId !== submitter.agentId)) {
+    throw notFound(submitter.channel === 'AGENT_KEY' ? 'This account has no report with this id for this agent.' : 'This account has no report with this id.');
+  }
+  // The merchant and agent of a report cannot change.
+  const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
+    field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,
+  );
+  if (unchangeable.length > 0) {
+    throw invalidInput(unchangeable.map((field) => ({ pointer: `#/${field}`, detail: 'cannot change' })), 'body');
+  }
+  // A status is accepted only as read (spec 5 rule 9).
+  if (input.statusAsRead !== undefined && input.statusAsRead !== existing.status) {
+    throw invalidField('status', `is set by moderation and cannot be sent: it is ${existing.status} now. Leave it out, or send it as read.`);
+  }
+  if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
+  const content = contentOf(input.body);
+  // Identical content writes nothing, whatever version was named: a retry is harmless.
+  if (sameContent(existing.content, content)) {
+    return { previous: existing, status: existing.status, updatedAt: existing.updatedAt, unchanged: true };
+  }
+  if (input.version === null || input.version.getTime() !== existing.updatedAt.getTime()) throw staleVersion(existing.updatedAt);
+  await checkTargets(deps.prisma, input.body, submitter);
+
+  const usage = await deps.quota.consume(submitter.accountId);
+  try {
+    const updatedAt = await deps.prisma.$transaction(async (tx) => {
+      const applied = await replaceContentIfVersion(tx, {
+        id: existing.id,
+        accountId: submitter.accountId,
+        expectedUpdatedAt: existing.updatedAt,
+        content,
+        now: input.now,
+      });
+      if (!applied) throw staleVersion((await findOwnReportById(tx, submitter.accountId, existing.id))?.updatedAt ?? existing.updatedAt);
+      await recordRevision(tx, existing, input.now);
+      // An approved report leaves the public directory until it is approved again.
+      if (existing.status === 'APPROVED') {
+        await evidenceChanged(tx, { pairs: [{ merchantId: existing.merchantId, agentId: existing.agentId }] }, input.now);
+      }
+      return applied;
+    });
+    return { previous: existing, status: 'PENDING', updatedAt, unchanged: false, usage };
+  } catch (error) {
+    await deps.quota.refund(submitter.accountId);
+    throw error;
+  }
+}
