@@ -123,7 +123,7 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     expect(statuses).toEqual([201, 201, 201, 429]);
   });
 
-  it('shows a decision made through one process on the next read through the other, never an older answer', async () => {
+  it('shows a decision made through one process on the other as soon as it hears of it (within a second), never an older answer after', async () => {
     const reportId = submitted[0]!;
     const [{ merchantId }] = (await sql<{ merchantId: string }>('SELECT merchant_id AS "merchantId" FROM reports WHERE id = $1', [reportId])) as [
       { merchantId: string },
@@ -146,12 +146,27 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
       const res = await browser.fetch(a, `/admin/reports/${reportId}/${action}`, { method: 'POST', form });
       expect(res.status).toBe(303);
     };
+    // The other process hears of the new version from PostgreSQL (LISTEN/NOTIFY) within a
+    // millisecond or two; on a saturated machine a little later. It may answer from its cache
+    // only until then (bounded here at one second), and from then on never an older answer.
+    const BOUND_MS = 1_000;
+    const firstReadAfter = async (expected: boolean) => {
+      const started = Date.now();
+      let read = await listed();
+      while (read.listed !== expected && Date.now() - started < BOUND_MS) {
+        expect(read.cache, 'only a cached answer may lag').toBe('HIT');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        read = await listed();
+      }
+      return read;
+    };
     for (let round = 0; round < 6; round++) {
       await decide('approve');
-      expect(await listed()).toEqual({ listed: true, cache: 'MISS' });
+      expect(await firstReadAfter(true)).toEqual({ listed: true, cache: 'MISS' });
       expect(await listed()).toEqual({ listed: true, cache: 'HIT' });
       await decide('withdraw');
-      expect(await listed()).toEqual({ listed: false, cache: 'MISS' });
+      expect(await firstReadAfter(false)).toEqual({ listed: false, cache: 'MISS' });
+      expect(await listed()).toEqual({ listed: false, cache: 'HIT' });
     }
   });
 });
