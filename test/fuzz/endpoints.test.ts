@@ -32,6 +32,8 @@ interface Endpoint {
   body?: 'json' | 'form' | 'multipart';
   /** Query parameters worth naming (random others are generated too). */
   params?: string[];
+  /** The media type of refusals, when not only the audience's (badges refuse with a grey badge; a malformed path still gets the HTML page). */
+  errors?: RegExp;
 }
 
 const MERCHANT_PARAMS = ['q', 'category', 'agent', 'outcome', 'region', 'stage', 'days', 'minReports', 'sort', 'page', 'view'];
@@ -45,6 +47,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/api/v1/reports/:report', as: 'anonymous' },
   { method: 'GET', path: '/api/v1/contribution-schema', as: 'anonymous' },
   { method: 'GET', path: '/api/v1/openapi.json', as: 'anonymous' },
+  { method: 'GET', path: '/api/v1', as: 'anonymous' },
+  { method: 'GET', path: '/api/v1/automation/me', as: 'bearer' },
   { method: 'POST', path: '/api/v1/reports', as: 'bearer', body: 'json' },
   { method: 'POST', path: '/api/v1/reports', as: 'person', body: 'json' },
   { method: 'POST', path: '/api/v1/reports', as: 'anonymous', body: 'json' },
@@ -69,6 +73,19 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/reports/new', as: 'person', body: 'form' },
   { method: 'POST', path: '/reports/new', as: 'person', body: 'multipart' },
   { method: 'GET', path: '/reports/:own/review', as: 'person' },
+  { method: 'GET', path: '/reports/:own/edit', as: 'person' },
+  { method: 'POST', path: '/reports/:own/edit', as: 'person', body: 'form' },
+  { method: 'GET', path: '/reports/:own/screenshots/:screenshot', as: 'person' },
+  { method: 'GET', path: '/profile/reports', as: 'person', params: ['page'] },
+  { method: 'GET', path: '/feed.atom', as: 'anonymous' },
+  { method: 'GET', path: '/merchants/:merchant/feed.atom', as: 'anonymous' },
+  { method: 'GET', path: '/agents/:agent/feed.atom', as: 'anonymous' },
+  { method: 'GET', path: '/categories/:category/feed.atom', as: 'anonymous' },
+  { method: 'GET', path: '/badges/:merchant/:agent.svg', as: 'anonymous', params: ['task'], errors: /^(image\/svg\+xml|text\/html)/ },
+  { method: 'GET', path: '/data', as: 'anonymous' },
+  { method: 'GET', path: '/data/:dump', as: 'anonymous' },
+  { method: 'GET', path: '/llms.txt', as: 'anonymous' },
+  { method: 'GET', path: '/problems/:problem', as: 'anonymous' },
   { method: 'GET', path: '/admin', as: 'moderator' },
   { method: 'GET', path: '/admin/reports', as: 'moderator', params: ['status', 'agent', 'merchant', 'page', 'sort'] },
   { method: 'GET', path: '/admin/reports/:report', as: 'moderator' },
@@ -333,7 +350,7 @@ describe('hostile requests against every endpoint', { timeout: 600_000 }, () => 
             // headers over 16 KB): problem+json whatever the path.
             const beforeRouting = res.status === 431;
             if (audience === 'api' || beforeRouting) expect(type, where).toMatch(/^application\/problem\+json/);
-            else expect(type, where).toMatch(/^text\/html/);
+            else expect(type, where).toMatch(endpoint.errors ?? /^text\/html/);
           }
           if (before && res.status >= 400) expect(await counts(), where).toEqual(before);
         }),

@@ -200,16 +200,22 @@ export async function findPublicMerchant(
   return rows[0] ?? null;
 }
 
-/** Stored summaries of active agents for these merchants (all agents, or one). */
+/**
+ * Stored summaries of active agents for these merchants (all agents, or one). The stored
+ * 90-day trend comes only when asked for (the merchant detail): lists never show it, and
+ * leaving it in the database saves parsing it on every list page.
+ */
 export async function summariesFor(
   prisma: PrismaClient,
   merchantIds: readonly string[],
   agentId?: string,
+  options: { trend?: boolean } = {},
 ): Promise<SummaryRow[]> {
   if (merchantIds.length === 0) return [];
+  const document = options.trend ? Prisma.sql`s.summary` : Prisma.sql`(s.summary - 'trend')`;
   // As text, parsed here: Prisma's own decoding of jsonb values took twice as long as the query.
   const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
-    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", s.summary::text AS summary
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", ${document}::text AS summary
       FROM ${PUBLIC_SUMMARIES}
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}

@@ -225,7 +225,7 @@ export async function merchantProfile(ctx: DirectoryContext, slugOrId: string) {
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
   if (!row) throw notFound('No public merchant has this slug or id.');
   const stored = new Map(
-    (await summariesFor(ctx.prisma, [row.id])).map((s) => [s.agentId, s.summary as AgentSummary]),
+    (await summariesFor(ctx.prisma, [row.id], undefined, { trend: true })).map((s) => [s.agentId, s.summary as AgentSummary]),
   );
   const untested = summarize([], ctx.now);
   return merchantView(

@@ -4,7 +4,7 @@
 // approved reports) and `report` lines. The same views as the public API, so nothing private
 // can appear. Streamed from keyset pages: memory stays flat whatever the directory's size.
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -70,8 +70,14 @@ export async function writeDump(deps: { prisma: PrismaClient; dataDir: string } 
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, dumpName(now));
   const partial = `${file}.${process.pid}.partial`;
-  await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), createWriteStream(partial));
-  await rename(partial, file);
+  try {
+    await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), createWriteStream(partial));
+    await rename(partial, file);
+  } catch (error) {
+    // A failed export (the database gone, a full disk) leaves no half file behind.
+    await rm(partial, { force: true });
+    throw error;
+  }
   return { file, bytes: (await stat(file)).size };
 }
 

@@ -2,6 +2,7 @@
 // merchant, agent and task (written by the aggregation when it recomputes a summary). Site-wide,
 // or for one merchant, agent or category. Public data only, through the same views as the API;
 // sponsorship never appears. Written with the `feed` library.
+import ejs from 'ejs';
 import { Feed } from 'feed';
 import type { PrismaClient } from '../../db/client.js';
 import { notFound } from '../../errors.js';
@@ -13,14 +14,15 @@ import { latestApprovedReports } from '../reports/public-reports.repository.js';
 import { reportView } from '../reports/public-reports.service.js';
 import { latestStatusChanges } from './feeds.repository.js';
 import { DATA_LICENCE } from './licence.js';
+import { SLUG_PATTERN } from '../../text.js';
 
 /** Entries per feed: the newest of both kinds together. */
 export const FEED_ENTRIES = 50;
 
 export type FeedScope = { kind: 'site' } | { kind: 'merchant' | 'agent' | 'category'; slug: string };
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+/** The pages' own escaping (EJS's), for the HTML inside entries. */
+const escapeHtml = (text: string) => ejs.escapeXML(text);
 
 interface Entry {
   id: string;
@@ -33,6 +35,8 @@ interface Entry {
 /** Where the scope's feed and page live, and which rows belong to it; 404 for an unknown slug. */
 async function resolveScope(prisma: PrismaClient, links: Links, scope: FeedScope, now: Date) {
   const base = links.baseUrl;
+  // A slug that cannot exist is a 404 before any query.
+  if (scope.kind !== 'site' && !SLUG_PATTERN.test(scope.slug)) throw notFound('Nothing has this address.');
   switch (scope.kind) {
     case 'site':
       return { title: 'Agent-Compatibility Directory', page: `${base}/`, self: `${base}/feed.atom`, filter: {} };

@@ -1,6 +1,7 @@
 // A small server-rendered SVG of a trend's outcomes per month (stacked bars, no client
 // library), for the merchant page. Text is escaped; the SVG names what it shows for screen
 // readers (role="img" with a label and a title).
+import ejs from 'ejs';
 import { OUTCOME_LABELS, OUTCOMES, type OutcomeKey } from '../aggregation/constants.js';
 import type { AgentTrend } from '../aggregation/trends.js';
 
@@ -16,7 +17,7 @@ const BAR = 7;
 const GAP = 2;
 const HEIGHT = 24;
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) => ejs.escapeXML(text);
 
 export function sparklineSvg(months: AgentTrend['months'], subject: string): string {
   const totals = months.map((m) => OUTCOMES.reduce((n, o) => n + m[o], 0));

@@ -669,7 +669,14 @@ original name: section ${num('words')}), agent (slug), outcome, stage (exact fur
 Unknown or repeated query parameters are a 400 naming them (a misspelt filter is never
 silently dropped); cache busters and tracking parameters such as _ and utm_* are ignored.
 Lists send a Link header with first, prev, next and last (absolute, with your filters).
-Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.`,
+Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.
+Each agent of a merchant's record also has trend: its statuses from the last 90 days alone and
+its outcomes per month (null without reports).
+  GET /api/v1                              an index of the API (Link: service-desc, service-doc)
+Open data, outside the API: ${baseUrl}/llms.txt lists these documents; ${baseUrl}/data has
+daily dumps of everything public (gzipped NDJSON, CC BY 4.0); ${baseUrl}/feed.atom (and
+/merchants/{slug}/feed.atom, /agents/{slug}/feed.atom, /categories/{slug}/feed.atom) announce
+newly approved reports and status changes: follow a feed rather than polling the API.`,
     },
     {
       id: 'errors',
