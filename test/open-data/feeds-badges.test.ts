@@ -2,6 +2,7 @@
 // produces, status badges for every status, and the discovery documents (/llms.txt,
 // /robots.txt, GET /api/v1) whose links resolve.
 import { parseFeed } from '@rowanmanning/feed-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_LABELS } from '../../src/modules/aggregation/constants.js';
@@ -185,6 +186,37 @@ describe('open data', () => {
       expect(index.headers.link).toContain(`<${TEST_BASE_URL}/agent-guide>; rel="service-doc"`);
       expect(index.body.documentation.openApi).toBe(`${TEST_BASE_URL}/api/v1/openapi.json`);
       expect(index.body.disclaimer).toContain('Community-reported');
+    });
+  });
+
+  // Last: its hostile names then appear on every page that lists active agents.
+  describe('hostile names', () => {
+    it('escapes names in entry titles: markup stays text, and "]]>" or a control character never breaks the XML', async () => {
+      const hostileMerchant = await aMerchant(t.db.prisma, { name: 'Shop ]]> one ]]> two <script>alert(1)</script>', categoryId: category.id });
+      const hostileAgent = await anAgent(t.db.prisma, { name: 'Bot <img src=x onerror=alert(2)> ]]>\u0001', slug: 'hostile-bot' });
+      // A first report makes ACCESS supported, four blocked ones move it: a status-change entry too.
+      for (const outcome of ['WORKS', 'BLOCKED', 'BLOCKED', 'BLOCKED', 'BLOCKED'] as const) {
+        const report = await aReport(t.db.prisma, {
+          merchantId: hostileMerchant.id,
+          agentId: hostileAgent.id,
+          status: 'PENDING',
+          outcome,
+          capabilityResults: { ACCESS: outcome },
+        });
+        t.clock.advance(60_000);
+        await approveReport(t.db.prisma, { reportId: report.id, actorId: null, now: t.clock.now() });
+      }
+      for (const path of ['/feed.atom', `/merchants/${hostileMerchant.slug}/feed.atom`, `/agents/${hostileAgent.slug}/feed.atom`, `/categories/${category.slug}/feed.atom`]) {
+        const xml = (await text(t, path).expect(200)).body as string;
+        expect(XMLValidator.validate(xml), path).toBe(true);
+        expect(xml, path).not.toContain('<script>');
+        expect(xml, path).not.toContain('<img');
+        // Both kinds of entry (the approved report and the status change) carry the names as escaped HTML.
+        const titles = [...xml.matchAll(/<title type="html"><!\[CDATA\[(.*?)\]\]><\/title>/g)].map((m) => m[1]!);
+        const mine = titles.filter((title) => title.includes('alert(1)'));
+        expect(mine.length, path).toBeGreaterThanOrEqual(2);
+        for (const title of mine) expect(title).toContain('Shop ]]&gt; one ]]&gt; two &lt;script&gt;alert(1)&lt;/script&gt;');
+      }
     });
   });
 });

@@ -21,8 +21,17 @@ export const FEED_ENTRIES = 50;
 
 export type FeedScope = { kind: 'site' } | { kind: 'merchant' | 'agent' | 'category'; slug: string };
 
-/** The pages' own escaping (EJS's), for the HTML inside entries. */
-const escapeHtml = (text: string) => ejs.escapeXML(text);
+/** Characters XML 1.0 cannot carry at all: one in a name would make every feed that lists it ill-formed. */
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * The pages' own escaping (EJS's), for every text that goes into an entry: titles and contents
+ * are `type="html"`, so a name is HTML text there, and an escaped `>` can never close the
+ * library's CDATA section early.
+ */
+const xmlText = (text: string) => text.replace(NOT_XML, '\uFFFD');
+const escapeHtml = (text: string) => ejs.escapeXML(xmlText(text));
 
 interface Entry {
   id: string;
@@ -76,7 +85,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
       );
       return {
         id: `urn:uuid:${report.id}`,
-        title: `${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}`,
+        title: escapeHtml(`${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}`),
         link: page,
         date: row.approvedAt,
         content: [
@@ -95,7 +104,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
       const to = CAPABILITY_STATUS_LABELS[change.toStatus];
       return {
         id: `urn:uuid:${change.id}`,
-        title: `${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`,
+        title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`),
         link: page,
         date: change.changedAt,
         content: [
@@ -111,7 +120,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
 
   const feed = new Feed({
     id: where.self,
-    title: where.title,
+    title: xmlText(where.title),
     description: `Newly approved reports and status changes. ${DISCLAIMER}`,
     link: where.page,
     feedLinks: { atom: where.self },
