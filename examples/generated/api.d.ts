@@ -2603,7 +2603,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The report's version (updatedAt, or the ETag of the latest read), quoted or not. */
+                /** @description The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/"…"`) never matches (strong comparison). Anything else is a 400 naming If-Match. */
                 "If-Match": string;
             };
             path: {
@@ -2728,7 +2728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing. */
+            /** @description If-Match is missing or empty. */
             428: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */

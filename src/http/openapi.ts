@@ -307,7 +307,14 @@ function paths(): Record<string, unknown> {
           'A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept.',
         parameters: [
           reportId,
-          { name: 'If-Match', in: 'header', required: true, schema: { type: 'string' }, description: "The report's version (updatedAt, or the ETag of the latest read), quoted or not." },
+          {
+            name: 'If-Match',
+            in: 'header',
+            required: true,
+            schema: { type: 'string' },
+            description:
+              "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
+          },
         ],
         requestBody: jsonBody('ReportReplacement'),
         responses: {
@@ -316,7 +323,7 @@ function paths(): Record<string, unknown> {
           '409': problem('Stale If-Match: the body\'s `updatedAt` is the current version.'),
           '413': bodyTooLarge,
           '415': notJson,
-          '428': problem('If-Match is missing.'),
+          '428': problem('If-Match is missing or empty.'),
         },
       }),
     },

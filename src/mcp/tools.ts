@@ -327,7 +327,9 @@ const updateArgsDoc = z.strictObject({
   id: reportId.shape.id,
   version: z
     .string()
-    .describe('The report\'s updatedAt from your latest read (list_my_reports, get_my_report or submit_report): the If-Match version.'),
+    .describe(
+      'The report\'s updatedAt from your latest read (list_my_reports, get_my_report or submit_report): the If-Match version, read by the same rules as the header (a list, * or a weak tag as RFC 9110 says).',
+    ),
   report: reportReplacement.describe(
     'The complete report: the object as read with your changes. Read-only fields (status, merchant, url, …) are ignored; status may only be sent as read.',
   ),

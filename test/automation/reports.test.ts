@@ -95,7 +95,7 @@ describe('own reports and conditional updates', () => {
       const { auth: otherAuth } = await accountWithKey(t, 'other-owner@example.org', agentId);
       const theirs = await request(t.app).post('/api/v1/reports').set(otherAuth).send(body(T.merchants[28]!.id)).expect(201);
       await put(theirs.body.id, body(T.merchants[28]!.id, { stage: 'CHECKOUT' }), theirs.body.updatedAt).expect(404);
-      await put('00000000-0000-7000-8000-000000000000', body(T.merchants[28]!.id), 'x').expect(404);
+      await put('00000000-0000-7000-8000-000000000000', body(T.merchants[28]!.id), '"x"').expect(404);
     });
 
     it('answers 400 when the merchant or agent would change, or the body is invalid', async () => {
@@ -158,6 +158,43 @@ describe('own reports and conditional updates', () => {
       });
       expect(res.headers.etag).toBe(`"${version}"`);
       expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.toISOString()).toBe(version);
+    });
+
+    it('reads If-Match as RFC 9110 does: * matches the current version, a list matches when any member does, a weak tag never does', async () => {
+      const stage = (id: string) => t.db.prisma.report.findUniqueOrThrow({ where: { id } }).then((r) => r.stage);
+      const star = await create();
+      const starred = await put(star.id, body(star.merchant.id, { stage: 'CHECKOUT' }), '*').expect(200);
+      expect(starred.body).toMatchObject({ unchanged: false, status: 'PENDING' });
+      expect(await stage(star.id)).toBe('CHECKOUT');
+
+      const listed = await create();
+      await put(listed.id, body(listed.merchant.id, { stage: 'CHECKOUT' }), `"2026-01-01T00:00:00.000Z", "${listed.updatedAt}"`).expect(200);
+      expect(await stage(listed.id)).toBe('CHECKOUT');
+
+      const unlisted = await create();
+      const stale = await put(unlisted.id, body(unlisted.merchant.id, { stage: 'CHECKOUT' }), '"2026-01-01T00:00:00.000Z", "abc"').expect(409);
+      expect(stale.body).toMatchObject({ type: `${TEST_BASE_URL}/problems/stale-version`, updatedAt: unlisted.updatedAt });
+
+      const weak = await put(unlisted.id, body(unlisted.merchant.id, { stage: 'CHECKOUT' }), `W/"${unlisted.updatedAt}"`).expect(409);
+      expect(weak.body.detail).toContain('weak tag');
+      expect(weak.body.updatedAt).toBe(unlisted.updatedAt);
+      expect(await stage(unlisted.id)).toBe('CART');
+
+      // Quoted as the ETag gives it, or bare as the JSON body gives it.
+      const quoted = await put(unlisted.id, body(unlisted.merchant.id, { stage: 'SHIPPING' }), `"${unlisted.updatedAt}"`).expect(200);
+      await put(unlisted.id, body(unlisted.merchant.id, { stage: 'CHECKOUT' }), quoted.body.updatedAt).expect(200);
+    });
+
+    it('answers 400 naming the format for a malformed If-Match, and 428 for an empty one, writing nothing', async () => {
+      const created = await create();
+      for (const header of ['x', '"unterminated', `${created.updatedAt}, ${created.updatedAt}`, `"${created.updatedAt}" junk`, '**', 'W/x']) {
+        const res = await put(created.id, body(created.merchant.id, { stage: 'CHECKOUT' }), header).expect(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.body.errors, header).toEqual([{ parameter: 'If-Match', detail: expect.stringContaining('entity tag') }]);
+      }
+      await put(created.id, body(created.merchant.id, { stage: 'CHECKOUT' }), ' ').expect(428);
+      const row = await t.db.prisma.report.findUniqueOrThrow({ where: { id: created.id } });
+      expect([row.stage, row.updatedAt.toISOString()]).toEqual(['CART', created.updatedAt]);
     });
 
     it('lets exactly one of two concurrent PUTs with the same version succeed', async () => {

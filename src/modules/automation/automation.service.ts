@@ -7,6 +7,7 @@ import { findActiveAgentById, findOwnKey } from '../keys/keys.repository.js';
 import type { Quota } from '../limits/quota.js';
 import { submissionOf, type ReportReplacement } from '../reports/submission.schema.js';
 import { replaceOwnReport } from '../reports/replacement.service.js';
+import { parseIfMatch } from '../reports/versions.js';
 import { reviewUrl } from '../reports/submissions.service.js';
 import type { CursorCodec } from './cursor.js';
 import type { OwnReportsQuery, QueueQuery } from './automation.schemas.js';
@@ -148,22 +149,14 @@ export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: s
   return { ...ownReportView(deps, report), ...notice(deps) };
 }
 
-/** The version an If-Match header names: the report's updatedAt, quoted or not. */
-export function parseIfMatch(header: string | undefined): Date | null | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
-  const date = new Date(value);
-  return value && !Number.isNaN(date.getTime()) ? date : null;
-}
-
 /** PUT /automation/reports/:id: a complete replacement, only at the named version (the rules: reports/replacement.service.ts). */
 export async function replaceReport(
   deps: AutomationDeps,
   scope: KeyScope,
   input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
 ): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; url: string; usage?: LimitUsage }> {
-  const version = parseIfMatch(input.ifMatch);
-  if (version === undefined) {
+  const ifMatch = parseIfMatch(input.ifMatch);
+  if (ifMatch === undefined) {
     throw new Refusal({
       kind: 'precondition-required',
       code: 'if-match-required',
@@ -174,7 +167,14 @@ export async function replaceReport(
   const result = await replaceOwnReport(
     { prisma: deps.prisma, quota: deps.agentQuota },
     { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId },
-    { id: input.id, version, body: submissionOf(input.body), statusAsRead: input.body.status, now: input.now },
+    {
+      id: input.id,
+      version: ifMatch.condition,
+      versionNote: ifMatch.weak > 0 ? ' A weak tag (W/"…") never matches: If-Match compares versions strongly, so send the ETag as given, without W/.' : '',
+      body: submissionOf(input.body),
+      statusAsRead: input.body.status,
+      now: input.now,
+    },
   );
   return {
     id: result.previous.id,

@@ -13,6 +13,7 @@ import { contentOf, sameContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
 import { checkTargets, isFutureTestDate, type Submitter } from './submissions.service.js';
 import { findOwnReportById, recordRevision, replaceContentIfVersion, type OwnReportRow } from './submissions.repository.js';
+import { namesVersion, type VersionCondition } from './versions.js';
 
 export interface ReplacementDeps {
   prisma: PrismaClient;
@@ -31,18 +32,19 @@ export interface ReplacementResult {
 }
 
 /** A replacement named a version that is not the report's current one. */
-export const staleVersion = (updatedAt: Date) =>
+export const staleVersion = (updatedAt: Date, note = '') =>
   new Refusal({
     kind: 'conflict',
     code: 'stale-version',
     title: 'The report has changed',
-    detail: 'If-Match does not name the current version. Read the report again and retry with its updatedAt.',
+    detail: `If-Match does not name the current version.${note} Read the report again and retry with its updatedAt.`,
     extensions: { updatedAt: updatedAt.toISOString() },
   });
 
 /**
- * Replaces one of the submitter's own reports with `body`, if it is still at `version` (null:
- * a version that names none, which only an identical body survives). A key reaches only its
+ * Replaces one of the submitter's own reports with `body`, if `version` names its current
+ * version (null: none, which only an identical body survives; `*`: whichever is current).
+ * `versionNote` completes the refusal of a stale version (say, why a weak tag never matches). A key reaches only its
  * own agent's reports; a person signed in reaches every report of the account, whichever
  * agent it is about. `statusAsRead`: a status the client sent back as read (accepted only
  * when it is the current one: a client never sets a status).
@@ -50,7 +52,7 @@ export const staleVersion = (updatedAt: Date) =>
 export async function replaceOwnReport(
   deps: ReplacementDeps,
   submitter: Submitter,
-  input: { id: string; version: Date | null; body: ReportSubmission; statusAsRead?: string; now: Date },
+  input: { id: string; version: VersionCondition; versionNote?: string; body: ReportSubmission; statusAsRead?: string; now: Date },
 ): Promise<ReplacementResult> {
   const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, submitter.accountId, input.id.toLowerCase()) : null;
   if (!existing || (submitter.channel === 'AGENT_KEY' && existing.agentId !== submitter.agentId)) {
@@ -73,7 +75,7 @@ export async function replaceOwnReport(
   if (sameContent(existing.content, content)) {
     return { previous: existing, status: existing.status, updatedAt: existing.updatedAt, unchanged: true };
   }
-  if (input.version === null || input.version.getTime() !== existing.updatedAt.getTime()) throw staleVersion(existing.updatedAt);
+  if (!namesVersion(input.version, existing.updatedAt)) throw staleVersion(existing.updatedAt, input.versionNote);
   await checkTargets(deps.prisma, input.body, submitter);
 
   const usage = await deps.quota.consume(submitter.accountId);

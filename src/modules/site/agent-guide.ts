@@ -425,7 +425,7 @@ operations, rules, answers and limits.`,
   version             A report's updatedAt, an ISO 8601 UTC time with milliseconds such as
                       2026-11-23T02:29:16.394Z. Every write moves it forward, a moderator's
                       decision included. Every private report answer carries it as a quoted
-                      ETag, and If-Match must name it (quoted or unquoted).
+                      ETag, and If-Match must name it (quoted or unquoted; see PUT).
   identical           Two report bodies are identical when their content is the same: key order,
                       task order, null versus absent, and whether outcome was given or derived
                       do not matter. adId and agentId never change, and privacy is always true.
@@ -618,7 +618,11 @@ GET ${api}/automation/reports/{id}
   another agent, is a 404.
 PUT ${e.update.url}
   Header: If-Match: <updatedAt from your latest read of that report>, quoted ("…", as the
-  ETag gives it) or unquoted; both are accepted.
+  ETag gives it) or unquoted; both are accepted. As RFC 9110 says: a list of quoted
+  versions matches when any of them is current; * replaces whatever the current version is
+  (no protection against overwriting someone's change: avoid it); a weak tag (W/"…") never
+  matches (versions are compared strongly). A header that is none of these is a 400 naming
+  If-Match.
   Body: the complete replacement report. Sending back the object you read, with your changes,
   is the intended use: the server's fields (id, updatedAt, createdAt, moderationFeedback,
   merchant, url, reviewUrl, screenshotCount, methodology, disclaimer) are ignored, and status
@@ -636,7 +640,8 @@ PUT ${e.update.url}
        changed since you read it, for example a moderator decided on it). Nothing is written;
        the problem's updatedAt is the current version. GET the report again, re-apply your
        change to what you read, PUT it with the new version. Retry this a few times at most.
-  428  if-match-required: the If-Match header is missing. Add it.
+  428  if-match-required: the If-Match header is missing (or empty). Add it.
+  400  validation-failed with errors [{ parameter: "If-Match" }]: the header is malformed.
   404  No such report of yours for this agent.
   Mind outcome: a read shows the overall outcome even when it was derived. If you change
   capabilityResults, set outcome too, or send it as null to have it derived again; an old
