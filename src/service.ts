@@ -43,11 +43,13 @@ export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG
 
 /**
  * Upkeep (src/upkeep.ts), right after start (a restart after downtime catches up while already
- * serving) and hourly. One run at a time; stop() ends a run between two batches.
+ * serving) and hourly. One run at a time in this process, and one across all instances (the
+ * pass's advisory lock; an instance that finds it taken skips that pass); stop() ends a run
+ * between two batches.
  */
 function startUpkeep(database: Database, logger: Logger): { stop(): Promise<void> } {
   const shutdown = new AbortController();
-  let upkeep: Promise<void> | undefined;
+  let upkeep: Promise<unknown> | undefined;
   const run = () => {
     upkeep ??= runUpkeep(database, systemClock.now(), logger, shutdown.signal).finally(() => {
       upkeep = undefined;

@@ -1,20 +1,81 @@
 // What a running service does for itself now and then: recompute the summaries whose recency
 // decay moved on, and delete what only grows (ended rate-limit windows, sign-in links past
 // their day of grace; connect-pg-simple prunes expired sessions itself every 15 minutes).
+// Every instance (and every cluster primary) schedules it, but a pass runs in one of them at a
+// time: the first to take UPKEEP_LOCK_KEY does the work, the others skip that pass.
 import type { Database } from './db/database.js';
 import type { Logger } from './logger.js';
 import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 
-/** One upkeep pass; each step runs even when another failed. Shutdown stops the summaries between two batches. */
-export async function runUpkeep(database: Pick<Database, 'pool' | 'prisma'>, now: Date, logger: Logger, signal?: AbortSignal): Promise<void> {
+/**
+ * The session-level advisory lock (pg_try_advisory_lock) held for the length of one upkeep
+ * pass, on a connection of its own and outside any transaction, so the pass's short
+ * transactions never wait for each other. Arbitrary but fixed: "ACDUPK" in ASCII (the demo
+ * load's is SEED_LOCK_KEY, "ACDSEE"). It only saves duplicate work: the summary refresh takes
+ * the merchants' locks (evidence.ts) and is correct even when two passes overlap, as after a
+ * lost connection, which releases the lock while its pass still runs.
+ */
+export const UPKEEP_LOCK_KEY = 0x4143_4455_504b;
+
+export type UpkeepPass =
+  /** This instance did the pass; `summaries` were recomputed. */
+  | { ran: true; summaries: number }
+  /** Another instance holds the lock, or the database could not be reached. */
+  | { ran: false };
+
+/**
+ * One upkeep pass unless another instance is doing one; each step runs even when another
+ * failed, and nothing throws (failures are logged). Shutdown stops the summaries between two
+ * batches.
+ */
+export async function runUpkeep(
+  database: Pick<Database, 'pool' | 'prisma'>,
+  now: Date,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<UpkeepPass> {
+  let holder;
   try {
-    const refreshed = await refreshStaleSummaries(database.prisma, now, { signal });
+    holder = await database.pool.connect();
+  } catch (error) {
+    logger.error({ err: error }, 'upkeep skipped: no database connection');
+    return { ran: false };
+  }
+  let broken = false;
+  try {
+    const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [UPKEEP_LOCK_KEY]);
+    if (rows[0]?.locked !== true) {
+      logger.debug('another instance is doing the upkeep; skipping this pass');
+      return { ran: false };
+    }
+    try {
+      return { ran: true, summaries: await upkeepSteps(database, now, logger, signal) };
+    } finally {
+      // Ending the session releases the lock too, should the unlock itself fail.
+      await holder.query('SELECT pg_advisory_unlock($1)', [UPKEEP_LOCK_KEY]).catch(() => {
+        broken = true;
+      });
+    }
+  } catch (error) {
+    broken = true;
+    logger.error({ err: error }, 'upkeep skipped: could not take its lock');
+    return { ran: false };
+  } finally {
+    holder.release(broken);
+  }
+}
+
+async function upkeepSteps(database: Pick<Database, 'pool' | 'prisma'>, now: Date, logger: Logger, signal?: AbortSignal): Promise<number> {
+  let refreshed = 0;
+  try {
+    refreshed = await refreshStaleSummaries(database.prisma, now, { signal });
     if (refreshed > 0) logger.info({ summaries: refreshed }, 'recomputed summaries older than a day');
   } catch (error) {
     logger.error({ err: error }, 'summary refresh failed');
   }
   await pruneRateLimitCounters(database.pool, now).catch((error: unknown) => logger.error({ err: error }, 'rate-limit pruning failed'));
   await purgeExpiredSignInTokens(database.prisma, now).catch((error: unknown) => logger.error({ err: error }, 'sign-in link pruning failed'));
+  return refreshed;
 }

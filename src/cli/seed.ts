@@ -107,11 +107,13 @@ async function run(argv: string[]): Promise<number> {
     const summariesStarted = performance.now();
     const total = counts.merchants;
     let nextProgress = total / 10;
-    await recomputeAllSummaries(db.prisma, parsed.options.now, (done) => {
-      if (done >= nextProgress && done < total) {
-        progress(`summaries: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} merchants`);
-        nextProgress += total / 10;
-      }
+    await recomputeAllSummaries(db.prisma, parsed.options.now, {
+      onProgress: (done) => {
+        if (done >= nextProgress && done < total) {
+          progress(`summaries: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} merchants`);
+          nextProgress += total / 10;
+        }
+      },
     });
     const seconds = (performance.now() - summariesStarted) / 1000;
     console.log(`computed the summaries of ${total.toLocaleString('en-US')} merchants in ${seconds.toFixed(1)} s`);

@@ -1,8 +1,14 @@
 // What only grows is pruned by the upkeep: ended rate-limit windows and sign-in links a day
-// past their expiry (expired sessions are connect-pg-simple's own pruning).
+// past their expiry (expired sessions are connect-pg-simple's own pruning). Every instance
+// schedules the upkeep; a pass runs in one of them at a time (its advisory lock).
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, createPrismaClient, type PrismaClient } from '../../src/db/client.js';
+import { loadDemoData } from '../../src/demo/load.js';
 import { createLogger } from '../../src/logger.js';
-import { runUpkeep } from '../../src/upkeep.js';
+import { recomputeAllSummaries, refreshStaleSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { runUpkeep, UPKEEP_LOCK_KEY, type UpkeepPass } from '../../src/upkeep.js';
+import { summaryMismatches } from '../setup/consistency.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 describe('upkeep', () => {
@@ -31,5 +37,108 @@ describe('upkeep', () => {
     expect(keys).toEqual(['public:current']);
     const tokens = (await db.pool.query<{ token_hash: string }>('SELECT token_hash FROM sign_in_tokens ORDER BY token_hash')).rows.map((r) => r.token_hash);
     expect(tokens).toEqual(['live', 'recent']);
+  });
+});
+
+describe('upkeep across instances', () => {
+  const LOADED_AT = new Date('2026-11-22T12:00:00Z');
+  const days = (n: number) => new Date(LOADED_AT.getTime() + n * 86_400_000);
+  let db: TestDatabase;
+  /** A second instance: its own pool and Prisma client on the same database. */
+  let other: { pool: pg.Pool; prisma: PrismaClient };
+  let summaries: number;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await loadDemoData(db.pool, { now: LOADED_AT, merchants: 12, reports: 150 });
+    await recomputeAllSummaries(db.prisma, LOADED_AT);
+    summaries = (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM merchant_agent_summaries')).rows[0]!.n;
+    const pool = createPool(db.url, 3);
+    other = { pool, prisma: createPrismaClient(pool) };
+  });
+  afterAll(async () => {
+    await other.prisma.$disconnect();
+    await other.pool.end();
+    await db.drop();
+  });
+
+  /** A logger that keeps what it is told; `errors()` are the lines at level error or above. */
+  function capturingLogger() {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    return { logger, lines, errors: () => lines.filter((l) => l.level >= 50) };
+  }
+
+  /** Resolves once `n` connections of the test database wait for a lock (polled, bounded). */
+  async function lockWaiters(n: number): Promise<void> {
+    for (let i = 0; i < 1_000; i++) {
+      const { rows } = await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if (rows[0]!.n >= n) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`fewer than ${n} connections waited for a lock`);
+  }
+
+  it('runs a pass in one instance at a time: the second skips it while the first holds the upkeep lock', async () => {
+    const a = capturingLogger();
+    const b = capturingLogger();
+    // Keeps the first pass inside its summary refresh (as a live decision holding the directory version would).
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    let first: Promise<UpkeepPass> | undefined;
+    let second: Promise<UpkeepPass> | undefined;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM directory_version WHERE id = 1 FOR NO KEY UPDATE');
+      first = runUpkeep(db, days(2), a.logger);
+      await lockWaiters(1);
+
+      second = runUpkeep(other, days(2), b.logger);
+      // Skipping returns at once; a second pass of its own would queue behind the first.
+      expect(await Promise.race([second, lockWaiters(2).then(() => 'waited behind the first pass')])).toEqual({ ran: false });
+      const { rows: held } = await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1`,
+        [UPKEEP_LOCK_KEY],
+      );
+      expect(held[0]!.n).toBe(1);
+    } finally {
+      await blocker.query('COMMIT');
+      await blocker.end();
+      await Promise.allSettled([first, second]);
+    }
+
+    expect(await first).toEqual({ ran: true, summaries });
+    expect(a.errors()).toEqual([]);
+    expect(b.errors()).toEqual([]);
+    expect(b.lines.map((l) => l.msg)).toContain('another instance is doing the upkeep; skipping this pass');
+    expect(await summaryMismatches(db.prisma, db.pool, days(2))).toEqual([]);
+    // The lock went with the pass: the other instance does the next one.
+    expect(await runUpkeep(other, days(2), b.logger)).toEqual({ ran: true, summaries: 0 });
+  });
+
+  it('never fails when two instances start a pass at the same moment', async () => {
+    for (const day of [4, 6, 8]) {
+      const a = capturingLogger();
+      const b = capturingLogger();
+      const passes = await Promise.all([runUpkeep(db, days(day), a.logger), runUpkeep(other, days(day), b.logger)]);
+
+      expect([...a.errors(), ...b.errors()]).toEqual([]);
+      expect(passes.some((p) => p.ran)).toBe(true);
+      // Each stale summary recomputed once: by one instance, or by the first of two passes in a row.
+      expect(passes.reduce((n, p) => n + (p.ran ? p.summaries : 0), 0)).toBe(summaries);
+      expect(await summaryMismatches(db.prisma, db.pool, days(day))).toEqual([]);
+    }
+  });
+
+  it('keeps the summaries right even when two refreshes overlap (the lock lost with its connection)', async () => {
+    const refreshed = await Promise.all([
+      refreshStaleSummaries(db.prisma, days(10), { batch: 7 }),
+      refreshStaleSummaries(other.prisma, days(10), { batch: 7 }),
+    ]);
+
+    expect(refreshed[0] + refreshed[1]).toBe(summaries);
+    expect(await summaryMismatches(db.prisma, db.pool, days(10))).toEqual([]);
   });
 });

@@ -1,9 +1,21 @@
 // The one write path for changes of public evidence. Whoever approves, withdraws, edits an
 // approved report, hides or shows a merchant, or (de)activates an agent calls evidenceChanged
 // inside the transaction of that change: it takes the locks in the one order every writer of
-// the directory uses (the directory version row, then merchant rows in id order) and
-// recomputes the affected summaries, so the public directory changes exactly when the change
-// commits, and two writers never deadlock or race.
+// the directory uses and recomputes the affected summaries, so the public directory changes
+// exactly when the change commits, and two writers never deadlock or race.
+//
+// The lock order, for every writer of summaries, background jobs included:
+//   0. background jobs only, outside any transaction: the job's advisory lock (the upkeep's
+//      UPKEEP_LOCK_KEY in src/upkeep.ts), so a periodic job runs in one instance at a time;
+//   1. the directory version row (lockMerchants; statement triggers take it on any write to
+//      the directory's tables, so it also comes before any row those writes lock);
+//   2. merchant rows in id order (lockMerchants);
+//   3. only then read the reports and summaries, and write the summaries.
+// A change's own report rows (a decision's status) may be written before 1: no summary writer
+// locks report rows. The summary refresh and the bulk recompute (summaries.service.ts) take
+// 1 and 2 at the start of each of their short transactions and read under them, so a decision
+// either waits for a batch or the batch reads after it; none writes a summary read before a
+// decision that committed.
 import type { Tx } from '../../db/client.js';
 import { lockMerchants, pairsOfMerchants } from './summaries.repository.js';
 import { recomputeSummaries, type Pair } from './summaries.service.js';

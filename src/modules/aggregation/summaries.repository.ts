@@ -163,7 +163,9 @@ export async function pairsOfMerchants(
  * Locks merchants (and so their summaries) in id order, so that two transactions locking
  * overlapping sets (an agent's deactivation and a moderator's decision) cannot deadlock.
  * The directory version row comes first: every write to the directory's tables takes it
- * (statement triggers) before any row lock, and this must keep that order.
+ * (statement triggers) before any row lock, and this must keep that order. Every writer of
+ * summaries, the background ones included, takes these locks first: the order is written
+ * down in evidence.ts.
  */
 export async function lockMerchants(db: Db, merchantIds: readonly string[]): Promise<void> {
   if (merchantIds.length === 0) return;
@@ -201,6 +203,23 @@ export async function staleSummaryPairs(
      WHERE computed_at < ${before}::timestamptz
      ORDER BY computed_at
      LIMIT ${limit}`;
+  return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}
+
+/** Those of these pairs whose stored summary is still older than `before` (read again under the merchants' locks). */
+export async function stillStale(
+  db: Db,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
+  before: Date,
+): Promise<Array<{ merchantId: string; agentId: string }>> {
+  if (pairs.length === 0) return [];
+  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string }>>`
+    SELECT s.merchant_id, s.agent_id
+      FROM merchant_agent_summaries s
+      JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
+           AS pair(merchant_id, agent_id)
+        ON s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id
+     WHERE s.computed_at < ${before}::timestamptz`;
   return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
 }
 
