@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import compression from 'compression';
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
@@ -24,6 +24,10 @@ import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
 import { ResponseCache, settleWrites } from './http/middleware/response-cache.js';
+import { parseQuery, refuseLongQuery } from './http/middleware/validate.js';
+import { problemErrorHandler } from './http/middleware/errors.js';
+import { layoutLocals } from './http/middleware/layout.js';
+import { requestDeadline } from './http/middleware/deadline.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,6 +43,17 @@ export interface AppDeps {
   mailer?: Mailer;
 }
 
+/** An error handler that first gives the answer the headers (and locals) its audience's answers have. */
+function withHeaders(before: RequestHandler[], handler: ErrorRequestHandler): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    const run = (i: number): void => {
+      if (i === before.length) return void handler(error, req, res, next);
+      void before[i]!(req, res, (failure?: unknown) => (failure ? next(failure) : run(i + 1)));
+    };
+    run(0);
+  };
+}
+
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const app = express();
@@ -48,6 +63,27 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
 
   app.use(requestLog(logger, app));
+  // A query string is read whole or refused whole: Express's own parser stops after 1,000
+  // pairs, and a handler then answered (and the response cache filed its answer) for part of
+  // what was asked. Longer ones are refused here, before the cache's front door, in each
+  // audience's own error format (validate.ts).
+  app.set('query parser', parseQuery);
+  const apiHeaders = apiSecurityHeaders(config);
+  const pageHeaders = pageSecurityHeaders(config);
+  app.use(refuseLongQuery);
+  const apiErrors = withHeaders([apiHeaders], problemErrorHandler());
+  const pageErrors = withHeaders([pageHeaders, layoutLocals], htmlErrorHandler);
+  app.use(['/api', '/mcp'], apiErrors);
+  app.use(pageErrors);
+  // DATABASE_TIMEOUT_MS bounds a whole request, however many statements it waits on (the
+  // readiness check has its own, shorter bound and its own answer).
+  app.use(
+    requestDeadline(
+      config.databaseTimeoutMs,
+      (error, req, res, next) => (/^\/(api|mcp)(\/|\?|$)/.test(req.originalUrl) ? apiErrors : pageErrors)(error, req, res, next),
+      (req) => req.path === '/readyz' || req.path === '/healthz',
+    ),
+  );
   const compress = compression();
   const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
   // Cached public answers leave here, with the headers the stack below gave them when built.
@@ -67,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
   const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger });
   app.use(
     '/api',
-    apiSecurityHeaders(config),
+    apiHeaders,
     apiRouter({
       baseUrl: config.baseUrl,
       origin: config.origin,
@@ -86,7 +122,7 @@ export function createApp(deps: AppDeps): Express {
   // The same services for MCP clients (Streamable HTTP, stateless), behind the same guards.
   app.use(
     '/mcp',
-    apiSecurityHeaders(config),
+    apiHeaders,
     mcpRouter({
       baseUrl: config.baseUrl,
       prisma: deps.prisma,
@@ -99,7 +135,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  app.use(pageSecurityHeaders(config));
+  app.use(pageHeaders);
   app.use(
     openDataRouter({
       baseUrl: config.baseUrl,

@@ -53,6 +53,12 @@ export const PROBLEM_TYPES = {
     meaning: 'The request is not valid HTTP/1.1.',
     action: 'Fix the client or library that sent it.',
   },
+  'query-too-long': {
+    status: [400],
+    title: 'Too many query parameters',
+    meaning: 'The query string has more than 100 parameters (pairs separated by `&`, empty ones included). Such a request is refused whole rather than answered for part of its query.',
+    action: 'Send only the parameters the endpoint reads (the OpenAPI document lists them), each once, and no long runs of tracking parameters.',
+  },
   'malformed-authorization': {
     status: [401],
     title: 'Malformed Authorization header',

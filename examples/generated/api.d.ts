@@ -1093,7 +1093,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1178,7 +1178,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1263,7 +1263,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1352,7 +1352,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1461,7 +1461,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1549,7 +1549,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1651,7 +1651,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1761,7 +1761,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1868,7 +1868,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -1962,7 +1962,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionResult"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2117,7 +2117,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2199,7 +2199,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhoAmI"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2306,7 +2306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Queue"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2411,7 +2411,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnReportList"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2513,7 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnReportDetail"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2635,7 +2635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplaceResult"];
                 };
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). */
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */

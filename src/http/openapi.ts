@@ -72,7 +72,9 @@ const ok = (description: string, schema: JsonSchema, headers: Record<string, unk
 
 /** The answers any operation can give: a request that cannot be read, a limit, an outage. */
 const COMMON = {
-  '400': problem('The request is not valid: `errors` names each parameter or field (or it could not be read at all).'),
+  '400': problem(
+    'The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem.',
+  ),
   '429': problem('Too many requests: wait `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
   '503': problem('The database is not answering for a moment: retry after `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
 };

@@ -236,8 +236,9 @@ describe('the database fails under load', { timeout: 120_000 }, () => {
     expectOnlyOutages(outcomes);
     const unavailable = outcomes.filter((o) => o.status === 503);
     expect(unavailable.length).toBeGreaterThan(0);
-    // Acquire (1.5 s) or statement (1.5 s + 2 s on the client), plus a little scheduling.
-    for (const o of unavailable) expect(o.ms, JSON.stringify(o)).toBeLessThan(STATEMENT_MS + 2_000 + 2_500);
+    // The request's deadline (DATABASE_TIMEOUT_MS, 1.5 s here; /readyz: 2 s), plus scheduling
+    // on a loaded machine; no longer the sum of its statements' waits.
+    for (const o of unavailable) expect(o.ms, JSON.stringify(o)).toBeLessThan(Math.max(STATEMENT_MS, 2_000) + 2_000);
     for (const kind of ['list', 'detail', 'page', 'ready']) {
       expect(outcomes.filter((o) => o.kind === kind).at(-1)!.status, kind).toBe(200);
     }

@@ -1,7 +1,8 @@
 // The central error pipeline: every error of an API route becomes problem+json; nothing
 // internal (stack, database message) ever reaches a client.
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { isDataException, isDatabaseUnavailable } from '../../db/errors.js';
+import { answeredByDeadline, RequestDeadlineError } from './deadline.js';
 import { notFound, Refusal } from '../../errors.js';
 import { HttpProblem, problemOf, sendProblem, type ProblemInit } from '../problem.js';
 
@@ -113,12 +114,22 @@ export const apiNotFound: RequestHandler = () => {
   throw notFound();
 };
 
+/**
+ * True when the answer has begun, so an error can no longer change it. A complete answer, or
+ * one its deadline gave (a 503 while the request's own work went on), stays as it went out:
+ * the error is logged, and the connection is kept for the client to read it. A half-sent one
+ * goes on to Express, which cuts the connection.
+ */
+export function answeredAlready(error: unknown, req: Request, res: Response, next: NextFunction): boolean {
+  if (error instanceof RequestDeadlineError || (!res.headersSent && !answeredByDeadline(res))) return false;
+  if (res.writableEnded || answeredByDeadline(res)) req.log?.warn({ err: error }, 'failed after its answer was given');
+  else next(error);
+  return true;
+}
+
 export function problemErrorHandler(): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
+    if (answeredAlready(error, req, res, next)) return;
     const { problem, log } = classifyError(error);
     if (log) req.log?.[log]({ err: error }, problem.status >= 500 ? 'request failed' : 'input refused by the database');
     sendProblem(res, problem);

@@ -12,7 +12,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import type { DirectoryVersions } from '../../modules/directory/version.js';
-import { isIgnoredParam } from './validate.js';
+import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
@@ -70,18 +70,34 @@ export interface CacheRule {
   limiter?: SyncedLimiter;
 }
 
+/** Escapes the key's own separators, so that distinct queries never share a key. */
+const keyPart = (text: string) => (/[%&=]/.test(text) ? text.replace(/[%&=]/g, (c) => (c === '%' ? '%25' : c === '&' ? '%26' : '%3D')) : text);
+
+const KEY = Symbol('response cache key');
+
 /**
- * The request's path and its query parameters in a canonical order, without the ones every
- * endpoint ignores (a cache buster reads the same, always current, answer).
+ * The key an answer is filed under: the request's path as sent, and the query exactly as its
+ * handler reads it (`req.query`, from the app's one query parser) without the parameters every
+ * endpoint ignores, in canonical order (validate.ts canonicalQuery). Never the raw text after
+ * `?`: a parser reading less of it (a limit on pairs, a fragment, a leading `?`) would file an
+ * answer for one query under another's key. Everything else a cached route reads is in the
+ * path (params, the raw path in links) or is the same for every request (see docs/decisions.md).
  */
 export function cacheKey(req: Request): string {
+  const known = (req as Request & { [KEY]?: string })[KEY];
+  if (known !== undefined) return known;
   const url = req.originalUrl;
   const mark = url.indexOf('?');
-  if (mark < 0) return url;
-  const params = [...new URLSearchParams(url.slice(mark + 1))]
-    .filter(([name]) => !isIgnoredParam(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return params.length ? `${url.slice(0, mark)}?${new URLSearchParams(params).toString()}` : url.slice(0, mark);
+  let key = mark < 0 ? url : url.slice(0, mark);
+  if (mark >= 0) {
+    let separator = '?';
+    for (const [name, value] of canonicalQuery(req.query)) {
+      key += `${separator}${keyPart(name)}=${keyPart(value)}`;
+      separator = '&';
+    }
+  }
+  (req as Request & { [KEY]?: string })[KEY] = key;
+  return key;
 }
 
 const weakEtag = (body: Buffer) => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -95,8 +111,9 @@ export class ResponseCache {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
-      // The identity body plus room for its compressed copies.
-      sizeCalculation: (entry) => Math.ceil(entry.identity.length * 1.5) + 512,
+      // The identity body plus room for its compressed copies, and the key (up to the 16 KB a
+      // request line may have).
+      sizeCalculation: (entry, key) => Math.ceil(entry.identity.length * 1.5) + 2 * key.length + 512,
     });
   }
 

@@ -673,6 +673,7 @@ original name: section ${num('words')}), agent (slug), outcome, stage (exact fur
 (standard or compact). Sponsored listings come first, then the chosen order.
 Unknown or repeated query parameters are a 400 naming them (a misspelt filter is never
 silently dropped); cache busters and tracking parameters such as _ and utm_* are ignored.
+A query string of more than 100 parameters is a 400 query-too-long (it is never read in part).
 Lists send a Link header with first, prev, next and last (absolute, with your filters).
 Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.
 Each agent of a merchant's record also has trend: its statuses from the last 90 days alone and

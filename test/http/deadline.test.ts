@@ -1,0 +1,177 @@
+// DATABASE_TIMEOUT_MS bounds a whole request. The app reaches PostgreSQL through a TCP proxy
+// that can hang (as a stopped server does: connections accepted, nothing answered), so no
+// statement_timeout fires: each statement waited for the client's own timers (the statement's
+// bound plus 2 s, a new connection's acquire timeout), and a request that runs several, or
+// cleans up after the first failure, waited for their sum. Now each answers 503 with
+// Retry-After within the one documented bound.
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createPool, createPrismaClient } from '../../src/db/client.js';
+import { createLogger } from '../../src/logger.js';
+import { watchDirectoryVersion, type DirectoryVersions } from '../../src/modules/directory/version.js';
+import { issueKey } from '../../src/modules/keys/keys.service.js';
+import { fixedClock } from '../../src/clock.js';
+import { contributionTargets } from '../factories/index.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { testConfig } from '../setup/app.js';
+
+const TIMEOUT_MS = 1_500;
+/** Scheduling on a loaded two-core machine; below the 2 s a hung statement added before. */
+const SLACK_MS = 1_500;
+
+/** A TCP proxy to PostgreSQL that can hang: while hung, it accepts connections and passes nothing on. */
+async function hangingProxy(target: URL) {
+  let hung = false;
+  const held: Array<() => void> = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => undefined);
+    const connect = () => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+      const forward = (from: net.Socket, to: net.Socket) =>
+        from.on('data', (chunk: Buffer) => {
+          if (!hung) return void to.write(chunk);
+          from.pause();
+          held.push(() => {
+            to.write(chunk);
+            from.resume();
+          });
+        });
+      forward(client, upstream);
+      forward(upstream, client);
+    };
+    if (hung) held.push(connect);
+    else connect();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    hang: () => void (hung = true),
+    goOn: () => {
+      hung = false;
+      for (const release of held.splice(0)) release();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a request waits on the database for DATABASE_TIMEOUT_MS at most, however many statements it runs', () => {
+  let db: TestDatabase;
+  let pool: pg.Pool;
+  let versions: DirectoryVersions;
+  let server: http.Server;
+  let base: string;
+  let key: string;
+  let reportId: string;
+  let updatedAt: string;
+  let body: Record<string, unknown>;
+  let proxy: Awaited<ReturnType<typeof hangingProxy>>;
+  const now = new Date('2026-11-22T12:00:00Z');
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const targets = await contributionTargets(db.prisma, 3);
+    const agentId = targets.agents[0]!.id;
+    const account = await db.prisma.account.create({ data: { email: 'deadline@example.org' } });
+    key = (await issueKey(db.prisma, { accountId: account.id, agentId }, now)).key;
+    // The serving pool, bounded as in production, through the proxy.
+    const url = new URL(db.url);
+    proxy = await hangingProxy(new URL(db.url));
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    pool = createPool(url.toString(), 10, { statementMs: TIMEOUT_MS, acquireMs: TIMEOUT_MS });
+    // Connections opened before the database hangs, as a running service has them (a loaded
+    // machine may need more than one try within the acquire bound).
+    for (let attempt = 0; ; attempt += 1) {
+      const opened = await Promise.allSettled(Array.from({ length: 10 }, () => pool.query('SELECT 1')));
+      if (opened.every((o) => o.status === 'fulfilled') || attempt === 5) break;
+    }
+    const prisma = createPrismaClient(pool);
+    versions = await watchDirectoryVersion(pool);
+    const config = testConfig({ DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const app = createApp({ config, logger: createLogger(process.env.DEADLINE_LOG ?? 'silent'), prisma, pool, clock: fixedClock(now), versions });
+    server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    body = { adId: targets.merchants[0]!.id, agentId, privacy: true, outcome: 'WORKS' };
+    const created = await fetch(`${base}/api/v1/reports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    ({ id: reportId, updatedAt } = (await created.json()) as { id: string; updatedAt: string });
+  });
+
+  afterAll(async () => {
+    server?.close();
+    await versions?.close();
+    proxy?.goOn();
+    await pool?.end().catch(() => undefined);
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  /** Runs `during` while the database hangs; it goes on afterwards. */
+  async function whileHung<T>(during: () => Promise<T>): Promise<T> {
+    proxy.hang();
+    try {
+      return await during();
+    } finally {
+      proxy.goOn();
+    }
+  }
+
+  const timed = async (path: string, init: RequestInit = {}) => {
+    const started = performance.now();
+    const res = await fetch(`${base}${path}`, init);
+    const text = await res.text();
+    return { status: res.status, ms: performance.now() - started, retryAfter: res.headers.get('retry-after'), type: res.headers.get('content-type'), text };
+  };
+
+  it('answers 503 with Retry-After in its audience\'s format within the bound: reads, pages, a submission and a PUT', async () => {
+    const outcomes = await whileHung(() =>
+      Promise.all([
+        timed('/api/v1/merchants?page=2'),
+        timed('/?page=2'),
+        timed('/api/v1/reports', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, experience: 'changed' }),
+        }),
+        timed(`/api/v1/automation/reports/${reportId}`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'if-match': `"${updatedAt}"` },
+          body: JSON.stringify({ ...body, outcome: 'PARTIAL' }),
+        }),
+      ]),
+    );
+    for (const o of outcomes) {
+      expect(o.status, o.text).toBe(503);
+      expect(o.retryAfter).toMatch(/^\d+$/);
+      expect(o.ms, JSON.stringify(o)).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+    }
+    expect(outcomes[0]!.type).toMatch(/^application\/problem\+json/);
+    expect(outcomes[1]!.type).toMatch(/^text\/html/);
+    expect(outcomes[3]!.type).toMatch(/^application\/problem\+json/);
+    // The service answers again once the database does, and the PUT that was cut off either
+    // happened whole or not at all.
+    const after = await timed(`/api/v1/automation/reports/${reportId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(after.status).toBe(200);
+    const report = JSON.parse(after.text) as { outcome: string; updatedAt: string };
+    expect(report.outcome === 'PARTIAL' ? report.updatedAt !== updatedAt : report.updatedAt === updatedAt).toBe(true);
+  });
+});
