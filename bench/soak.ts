@@ -816,12 +816,16 @@ async function queueIds(browser: Browser, query: string): Promise<string[] | und
 }
 
 async function decide(browser: Browser, action: 'approve' | 'reject' | 'withdraw', id: string, form: Record<string, string>, expect: readonly number[], op?: string) {
-  const a = await browser.page(op ?? `POST /admin/reports/:id/${action}`, 'POST', `/admin/reports/${id}/${action}`, expect, form);
+  // A decision names the revision the moderator read: the report page's forms carry it.
+  const read = await browser.page('GET /admin/reports/:id', 'GET', `/admin/reports/${id}`, [200]);
+  if (!read || read.status !== 200) return;
+  const revision = /name="revision" value="([^"]+)"/.exec(read.text())?.[1] ?? '';
+  const a = await browser.page(op ?? `POST /admin/reports/:id/${action}`, 'POST', `/admin/reports/${id}/${action}`, expect, { revision, ...form });
   if (!a) return;
   if (a.status === 303) decisions[action]++;
   else if (a.status === 429) await pause(retryAfterMs(a));
-  else if (a.status === 409 && !a.text().includes('Already moderated')) {
-    fail('contract', `POST /admin/reports/:id/${action}`, `POST /admin/reports/${id}/${action}`, browser.from, a, `409 without "Already moderated": ${excerptOf(a)}`);
+  else if (a.status === 409 && !a.text().includes('Already moderated') && !a.text().includes('This report changed since you opened it')) {
+    fail('contract', `POST /admin/reports/:id/${action}`, `POST /admin/reports/${id}/${action}`, browser.from, a, `409 without "Already moderated" or "changed since": ${excerptOf(a)}`);
   }
 }
 
@@ -842,7 +846,6 @@ async function moderatorLoop(browser: Browser, directory: Directory) {
       continue;
     }
     const id = pick(ids.slice(0, 15));
-    if (chance(0.1)) await browser.page('GET /admin/reports/:id', 'GET', `/admin/reports/${id}`, [200]);
     const roll = Math.random();
     if (roll < 0.03) {
       // Rejection needs feedback: the form comes back with 400 and nothing changes.

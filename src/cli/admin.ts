@@ -12,16 +12,19 @@ import { openDatabase } from '../db/database.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
 import { grantModerator, revokeModerator, suspendAccount, unsuspendAccount } from '../modules/accounts/accounts.service.js';
 import { emailSchema } from '../modules/accounts/sign-in.service.js';
+import { TASKS } from '../modules/aggregation/constants.js';
 import { findActiveAgent } from '../modules/catalog/catalog.repository.js';
 import { issueKey } from '../modules/keys/keys.service.js';
 import {
   approveReport,
-  ModerationConflictError,
-  ModerationInputError,
+  parseRevision,
   rejectReport,
-  ReportNotFoundError,
+  ReportChangedError,
+  reportForReview,
+  revisionOf,
   withdrawReport,
 } from '../modules/moderation/moderation.service.js';
+import type { ReportDetail } from '../modules/moderation/queue.repository.js';
 import { Refusal } from '../errors.js';
 
 export interface AdminDeps {
@@ -62,6 +65,59 @@ const text = (values: Values, name: string): string | undefined => {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
 };
+
+/**
+ * The revision a decision names (--revision, as `show` prints it): the operator decides on
+ * what they reviewed, and the decision is refused if the report has changed since.
+ */
+function revisionArg(values: Values, command: string, reportId: string): Date {
+  const value = text(values, 'revision');
+  if (value === undefined || !value.trim()) {
+    throw new AdminUsageError(`${command} needs --revision: the revision you reviewed, as \`npm run admin -- show ${reportId}\` prints it`);
+  }
+  const revision = parseRevision(value);
+  if (!revision) throw new AdminUsageError(`--revision must be a revision as \`show\` prints it, such as 2026-11-22T12:00:00.000Z; got "${printable(value)}"`);
+  return revision;
+}
+
+const REVISION_DETAIL = '--revision REV      required: the revision you reviewed (`show` prints it); refused if the report changed since';
+
+// Stored text never holds control characters other than tabs and line breaks (text.ts), but
+// what reaches an operator's terminal is made harmless here too.
+// eslint-disable-next-line no-control-regex
+const printable = (value: string): string => value.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A report as `show` prints it: everything a decision is about, and the revision to name. */
+function reportLines(report: ReportDetail): string[] {
+  const line = (label: string, value: string | null | undefined) => `${label.padEnd(14)} ${value === null || value === undefined || value === '' ? '-' : printable(value)}`;
+  const stored = (report.capabilityResults ?? {}) as Record<string, string>;
+  const results = TASKS.filter((task) => stored[task]).map((task) => [task, stored[task]!] as const);
+  const lines = [
+    `report ${report.id}`,
+    line('revision', revisionOf(report)),
+    line('status', report.status),
+    line('merchant', `${report.merchant.name} (${report.merchant.slug}, ${report.merchant.website})${report.merchant.isPublic ? '' : ' - hidden: its reports are not public'}`),
+    line('agent', `${report.agent.name} (${report.agent.slug})${report.agent.active ? '' : ' - inactive: its reports are not public'}`),
+    line('author', `${report.account.email} (${report.channel === 'AGENT_KEY' ? 'agent key' : 'browser form'})${report.account.suspended ? ' - suspended' : ''}`),
+    line('submitted', report.createdAt.toISOString()),
+    line('decided', report.moderatedAt ? `${report.moderatedAt.toISOString()} by ${report.moderatedBy?.email ?? 'the operator (CLI)'}` : null),
+    line('outcome', `${report.outcome} (${report.outcomeSupplied ? 'given by the author' : 'worked out from the task results'})`),
+    line('tasks', results.map(([task, outcome]) => `${task} ${outcome}`).join(', ')),
+    line('stage', report.stage),
+    line('failure', report.failureReason),
+    line('tested on', report.testedAt ? report.testedAt.toISOString().slice(0, 10) : null),
+    line('agent version', report.agentVersion),
+    line('region', report.region),
+    line('task', report.task),
+    line('human help', report.humanIntervention === null ? null : report.humanIntervention ? 'yes' : 'no'),
+    line('screenshots', `${report.evidence.length}${report.evidence.length ? ` (see them on /admin/reports/${report.id})` : ''}`),
+    line('edited', report.revisions.length ? `${report.revisions.length} time(s) (earlier versions on /admin/reports/${report.id})` : 'never'),
+    line('feedback', report.moderationFeedback),
+    line('notes', report.moderationNotes),
+  ];
+  if (!report.experience) return [...lines, line('experience', null)];
+  return [...lines, 'experience', ...report.experience.split(/\r\n|\r|\n/).map((l) => `  | ${printable(l)}`)];
+}
 
 const COMMANDS: Record<string, Command> = {
   'grant-moderator': {
@@ -127,47 +183,60 @@ const COMMANDS: Record<string, Command> = {
       out(`expires ${record.expiresAt.toISOString()}; the key is shown only this once, store it now`);
     },
   },
-  approve: {
-    synopsis: 'approve <report-id> [--feedback TEXT]',
+  show: {
+    synopsis: 'show <report-id>',
     args: ['<report-id>'],
-    options: { feedback: stringOption },
-    summary: 'approve a PENDING report: it becomes public evidence at once',
-    details: ['--feedback TEXT   note shown to the author'],
+    options: {},
+    summary: 'print a report as a moderator reviews it, with the revision a decision must name',
+    async run({ prisma, out }, [reportId]) {
+      for (const line of reportLines(await reportForReview(prisma, reportId!))) out(line);
+    },
+  },
+  approve: {
+    synopsis: 'approve <report-id> --revision REV [--feedback TEXT]',
+    args: ['<report-id>'],
+    options: { revision: stringOption, feedback: stringOption },
+    summary: 'approve a PENDING report at the revision you reviewed: it becomes public evidence at once',
+    details: [REVISION_DETAIL, '--feedback TEXT     note shown to the author'],
     async run({ prisma, out, now }, [reportId], values) {
-      const result = await approveReport(prisma, { reportId: reportId!, actorId: null, feedback: text(values, 'feedback'), now: now() });
-      out(`approved report ${result.id} (was ${result.fromStatus})`);
+      const revision = revisionArg(values, 'approve', reportId!);
+      const result = await approveReport(prisma, { reportId: reportId!, revision, actorId: null, feedback: text(values, 'feedback'), now: now() });
+      out(`approved report ${result.id} at revision ${revision.toISOString()} (was ${result.fromStatus}); its revision is now ${result.revision.toISOString()}`);
     },
   },
   reject: {
-    synopsis: 'reject <report-id> --feedback TEXT [--note TEXT]',
+    synopsis: 'reject <report-id> --revision REV --feedback TEXT [--note TEXT]',
     args: ['<report-id>'],
-    options: { feedback: stringOption, note: stringOption },
-    summary: 'reject a PENDING report',
-    details: ['--feedback TEXT   required: why, shown to the author', '--note TEXT       private note for moderators'],
+    options: { revision: stringOption, feedback: stringOption, note: stringOption },
+    summary: 'reject a PENDING report at the revision you reviewed',
+    details: [REVISION_DETAIL, '--feedback TEXT     required: why, shown to the author', '--note TEXT         private note for moderators'],
     async run({ prisma, out, now }, [reportId], values) {
       const feedback = text(values, 'feedback');
       if (!feedback?.trim()) throw new AdminUsageError('reject needs --feedback telling the author why');
-      const result = await rejectReport(prisma, { reportId: reportId!, actorId: null, feedback, note: text(values, 'note'), now: now() });
-      out(`rejected report ${result.id} (was ${result.fromStatus})`);
+      const revision = revisionArg(values, 'reject', reportId!);
+      const result = await rejectReport(prisma, { reportId: reportId!, revision, actorId: null, feedback, note: text(values, 'note'), now: now() });
+      out(`rejected report ${result.id} at revision ${revision.toISOString()} (was ${result.fromStatus}); its revision is now ${result.revision.toISOString()}`);
     },
   },
   withdraw: {
-    synopsis: 'withdraw <report-id> --reason TEXT [--to pending|rejected] [--note TEXT]',
+    synopsis: 'withdraw <report-id> --revision REV --reason TEXT [--to pending|rejected] [--note TEXT]',
     args: ['<report-id>'],
-    options: { reason: stringOption, to: stringOption, note: stringOption },
-    summary: 'take an APPROVED report off the directory',
+    options: { revision: stringOption, reason: stringOption, to: stringOption, note: stringOption },
+    summary: 'take an APPROVED report off the directory (at the revision you reviewed)',
     details: [
-      '--reason TEXT              required: why, shown to the author',
-      '--to pending|rejected      its new status (default pending: review it again)',
-      '--note TEXT                private note for moderators',
+      REVISION_DETAIL,
+      '--reason TEXT       required: why, shown to the author',
+      '--to pending|rejected   its new status (default pending: review it again)',
+      '--note TEXT         private note for moderators',
     ],
     async run({ prisma, out, now }, [reportId], values) {
       const reason = text(values, 'reason');
       if (!reason?.trim()) throw new AdminUsageError('withdraw needs --reason telling the author why');
       const to = (text(values, 'to') ?? 'pending').toUpperCase();
       if (to !== 'PENDING' && to !== 'REJECTED') throw new AdminUsageError(`--to must be pending or rejected, got "${text(values, 'to')}"`);
-      const result = await withdrawReport(prisma, { reportId: reportId!, actorId: null, to, reason, note: text(values, 'note'), now: now() });
-      out(`withdrew report ${result.id}: ${result.fromStatus} -> ${result.status}`);
+      const revision = revisionArg(values, 'withdraw', reportId!);
+      const result = await withdrawReport(prisma, { reportId: reportId!, revision, actorId: null, to, reason, note: text(values, 'note'), now: now() });
+      out(`withdrew report ${result.id} at revision ${revision.toISOString()}: ${result.fromStatus} -> ${result.status}; its revision is now ${result.revision.toISOString()}`);
     },
   },
 };
@@ -238,15 +307,12 @@ function parseOrAnswer(argv: readonly string[], out: AdminDeps['out'], err: Admi
 
 /** The message of an error the operator can act on, or null for an unexpected failure. */
 function knownErrorMessage(error: unknown): string | null {
-  if (
-    error instanceof AdminUsageError ||
-    error instanceof ReportNotFoundError ||
-    error instanceof ModerationConflictError ||
-    error instanceof ModerationInputError
-  ) {
-    return error.message;
-  }
-  // A service's refusal says what went wrong in words that read well here too.
+  if (error instanceof AdminUsageError) return error.message;
+  // A changed report: the service's words name the current revision; the operator also
+  // learns how to review it before deciding again.
+  if (error instanceof ReportChangedError) return `${error.init.detail ?? error.init.title} See it with: npm run admin -- show ${error.reportId}`;
+  // A service's refusal (the moderation ones included) says what went wrong in words that
+  // read well here too.
   if (error instanceof Refusal) return error.init.detail ?? error.init.title;
   return null;
 }

@@ -27,6 +27,27 @@ export async function postForm(client: Client, path: string, fields: Record<stri
   return client.post(path).set('Origin', TEST_BASE_URL).type('form').send({ _csrf: token, ...fields });
 }
 
+/** The revision a report page's decision forms carry (their hidden `revision` field). */
+export function revisionIn(html: string): string {
+  const values = new Set([...html.matchAll(/name="revision" value="([^"]+)"/g)].map((m) => m[1]!));
+  if (values.size !== 1) throw new Error(`expected one revision in the page's decision forms, found ${values.size}`);
+  return [...values][0]!;
+}
+
+/**
+ * Posts a decision form as a moderator who has just read the report page does: the page's
+ * CSRF token and the revision it showed (unless `fields` names another).
+ */
+export async function decideOnPage(client: Client, reportId: string, action: 'approve' | 'reject' | 'withdraw', fields: Record<string, string> = {}) {
+  const page = await client.get(`/admin/reports/${reportId}`);
+  expect(page.status).toBe(200);
+  return client
+    .post(`/admin/reports/${reportId}/${action}`)
+    .set('Origin', TEST_BASE_URL)
+    .type('form')
+    .send({ _csrf: csrfTokenOf(page.text), revision: revisionIn(page.text), ...fields });
+}
+
 export interface ReportRef {
   id: string;
   merchantId: string;

@@ -1,11 +1,26 @@
 // Moderating reports through the admin pages: approve, reject, bulk approve and withdraw
 // change the public API within the same request; feedback reaches the author and notes
-// nobody else; every decision is in the audit log; two moderators at once never both win.
+// nobody else; every decision is in the audit log; two moderators at once never both win; and a
+// decision applies only to the revision of the report the moderator reviewed (issue 23).
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../setup/app.js';
+import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { accountWithKey } from '../setup/actors.js';
-import { adminTestApp, MODERATOR, MODERATOR_2, postForm, publicCounts, redirectedTo, reportPicker, type Client, type ReportRef } from './helpers.js';
+import { csrfTokenOf } from '../setup/session.js';
+import { htmlProblems } from '../pages/html-validate.js';
+import {
+  adminTestApp,
+  decideOnPage,
+  MODERATOR,
+  MODERATOR_2,
+  postForm,
+  publicCounts,
+  redirectedTo,
+  reportPicker,
+  revisionIn,
+  type Client,
+  type ReportRef,
+} from './helpers.js';
 
 describe('moderating reports on /admin', () => {
   let t: TestApp;
@@ -26,6 +41,9 @@ describe('moderating reports on /admin', () => {
 
   const status = async (id: string) => (await t.db.prisma.report.findUniqueOrThrow({ where: { id } })).status;
   const audit = (reportId: string) => t.db.prisma.moderationAuditLog.findMany({ where: { reportId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+
+  /** A bulk-approval checkbox's value: the report and the revision the list showed it at. */
+  const selection = async (id: string) => `${id}@${(await t.db.prisma.report.findUniqueOrThrow({ where: { id } })).updatedAt.toISOString()}`;
 
   /** Signs in as the report's author (the demo author's address). */
   async function author(r: ReportRef): Promise<Client> {
@@ -89,7 +107,7 @@ describe('moderating reports on /admin', () => {
   it('approves: the public summary counts the report in the same request, with an audit row', async () => {
     const r = await pick('PENDING');
     const before = await publicCounts(request(t.app), r);
-    const res = await postForm(moderator, `/admin/reports/${r.id}/approve`, { feedback: 'Clear, thanks.' });
+    const res = await decideOnPage(moderator, r.id, 'approve', { feedback: 'Clear, thanks.' });
     redirectedTo(res, `/admin/reports/${r.id}`);
     const after = await publicCounts(request(t.app), r);
     expect(after).toEqual({ merchant: before.merchant + 1, agent: before.agent + 1 });
@@ -103,7 +121,7 @@ describe('moderating reports on /admin', () => {
 
   it('rejects only with feedback; the author reads the feedback, nobody but moderators the note', async () => {
     const r = await pick('PENDING');
-    const missing = await postForm(moderator, `/admin/reports/${r.id}/reject`, { feedback: '   ', note: 'typed note stays' });
+    const missing = await decideOnPage(moderator, r.id, 'reject', { feedback: '   ', note: 'typed note stays' });
     expect(missing.status).toBe(400);
     expect(missing.text).toContain('feedback is required');
     expect(missing.text).toContain('typed note stays');
@@ -111,7 +129,7 @@ describe('moderating reports on /admin', () => {
     expect(await status(r.id)).toBe('PENDING');
 
     const before = await publicCounts(request(t.app), r);
-    const res = await postForm(moderator, `/admin/reports/${r.id}/reject`, {
+    const res = await decideOnPage(moderator, r.id, 'reject', {
       feedback: 'Please add the step where it failed.',
       note: 'SECRET-NOTE-4711 looks like a duplicate account',
     });
@@ -156,7 +174,8 @@ describe('moderating reports on /admin', () => {
     const b = await pick('PENDING');
     const done = await pick('APPROVED');
     const before = await Promise.all([a, b].map((r) => publicCounts(request(t.app), r)));
-    const res = await postForm(moderator, '/admin/reports/bulk-approve', { 'ids[]': [a.id, b.id, done.id], return: '/admin/reports?status=PENDING' });
+    const selected = await Promise.all([a, b, done].map((r) => selection(r.id)));
+    const res = await postForm(moderator, '/admin/reports/bulk-approve', { 'ids[]': selected, return: '/admin/reports?status=PENDING' });
     redirectedTo(res, '/admin/reports?status=PENDING');
     expect(await status(a.id)).toBe('APPROVED');
     expect(await status(b.id)).toBe('APPROVED');
@@ -170,18 +189,18 @@ describe('moderating reports on /admin', () => {
     const none = await postForm(moderator, '/admin/reports/bulk-approve', { return: '/admin/reports' });
     expect(none.status).toBe(400);
     expect(none.text).toContain('Select at least one report to approve.');
-    const elsewhere = await postForm(moderator, '/admin/reports/bulk-approve', { ids: [a.id], return: 'https://evil.example/' });
+    const elsewhere = await postForm(moderator, '/admin/reports/bulk-approve', { ids: [selected[0]!], return: 'https://evil.example/' });
     redirectedTo(elsewhere, '/admin/reports');
   });
 
   it('withdraws an approved report to pending or rejected, with a required reason', async () => {
     const toPending = await pick('APPROVED');
     const toRejected = await pick('APPROVED');
-    const noReason = await postForm(moderator, `/admin/reports/${toPending.id}/withdraw`, { to: 'PENDING', reason: '', note: 'kept' });
+    const noReason = await decideOnPage(moderator, toPending.id, 'withdraw', { to: 'PENDING', reason: '', note: 'kept' });
     expect(noReason.status).toBe(400);
     expect(noReason.text).toContain('Give the reason');
     expect(noReason.text).toContain('>kept</textarea>');
-    const badTarget = await postForm(moderator, `/admin/reports/${toPending.id}/withdraw`, { to: 'APPROVED', reason: 'x' });
+    const badTarget = await decideOnPage(moderator, toPending.id, 'withdraw', { to: 'APPROVED', reason: 'x' });
     expect(badTarget.status).toBe(400);
     expect(await status(toPending.id)).toBe('APPROVED');
 
@@ -191,7 +210,7 @@ describe('moderating reports on /admin', () => {
     ] as const) {
       const before = await publicCounts(request(t.app), r);
       redirectedTo(
-        await postForm(moderator, `/admin/reports/${r.id}/withdraw`, { to, reason: 'The screenshots show a different shop.' }),
+        await decideOnPage(moderator, r.id, 'withdraw', { to, reason: 'The screenshots show a different shop.' }),
         `/admin/reports/${r.id}`,
       );
       expect(await status(r.id)).toBe(to);
@@ -207,15 +226,16 @@ describe('moderating reports on /admin', () => {
   it('lets exactly one of two simultaneous moderators decide; the other is told it is already moderated', async () => {
     const r = await pick('PENDING');
     const before = await publicCounts(request(t.app), r);
-    const [page1, page2] = await Promise.all([moderator.get('/admin'), moderator2.get('/admin')]);
-    const token = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+    // Both read the same revision of the report, then decide at once.
+    const [page1, page2] = await Promise.all([moderator.get(`/admin/reports/${r.id}`), moderator2.get(`/admin/reports/${r.id}`)]);
+    const form = (html: string) => ({ _csrf: csrfTokenOf(html), revision: revisionIn(html) });
     const results = await Promise.all([
-      moderator.post(`/admin/reports/${r.id}/approve`).set('Origin', 'http://directory.test').type('form').send({ _csrf: token(page1.text) }),
+      moderator.post(`/admin/reports/${r.id}/approve`).set('Origin', TEST_BASE_URL).type('form').send(form(page1.text)),
       moderator2
         .post(`/admin/reports/${r.id}/reject`)
-        .set('Origin', 'http://directory.test')
+        .set('Origin', TEST_BASE_URL)
         .type('form')
-        .send({ _csrf: token(page2.text), feedback: 'Not enough detail.' }),
+        .send({ ...form(page2.text), feedback: 'Not enough detail.' }),
     ]);
     const statuses = results.map((res) => res.status).sort();
     expect(statuses).toEqual([303, 409]);
@@ -233,8 +253,8 @@ describe('moderating reports on /admin', () => {
     const before2 = await publicCounts(request(t.app), r2);
     const twice = await Promise.all(
       [moderator, moderator2].map(async (client) => {
-        const page = await client.get('/admin');
-        return client.post(`/admin/reports/${r2.id}/approve`).set('Origin', 'http://directory.test').type('form').send({ _csrf: token(page.text) });
+        const page = await client.get(`/admin/reports/${r2.id}`);
+        return client.post(`/admin/reports/${r2.id}/approve`).set('Origin', TEST_BASE_URL).type('form').send(form(page.text));
       }),
     );
     expect(twice.map((res) => res.status).sort()).toEqual([303, 409]);
@@ -258,12 +278,178 @@ describe('moderating reports on /admin', () => {
 
   it('shows an author’s rejected feedback in the automation own-report list, never the notes', async () => {
     const r = await pick('PENDING');
-    await postForm(moderator, `/admin/reports/${r.id}/reject`, { feedback: 'FEEDBACK-FOR-AGENT', note: 'NOTE-NOT-FOR-AGENT' });
+    await decideOnPage(moderator, r.id, 'reject', { feedback: 'FEEDBACK-FOR-AGENT', note: 'NOTE-NOT-FOR-AGENT' });
     const account = await t.db.prisma.account.findUniqueOrThrow({ where: { id: r.accountId } });
     const { auth } = await accountWithKey(t, account.email, r.agentId);
     const res = await request(t.app).get(`/api/v1/automation/reports?merchant=${r.merchantId}`).set(auth);
     expect(res.status).toBe(200);
     expect(res.text).toContain('FEEDBACK-FOR-AGENT');
     expect(res.text).not.toContain('NOTE-NOT-FOR-AGENT');
+  });
+  describe('a decision names the revision it was made on (issue 23)', () => {
+    let authorN = 0;
+    /** An agent's author with a key, and a PENDING report it POSTed about a merchant no other test uses. */
+    async function bearerReport(experience: string) {
+      const target = await pick('PENDING');
+      const { auth } = await accountWithKey(t, `swap.author.${++authorN}@example.org`, target.agentId);
+      const body = { adId: target.merchantId, agentId: target.agentId, privacy: true, outcome: 'WORKS', stage: 'CART', experience };
+      const created = await request(t.app).post('/api/v1/reports').set(auth).send(body).expect(201);
+      const id = created.body.id as string;
+      /** The author replaces the report (PUT with If-Match), as the API documents. */
+      const replace = async (ifMatch: string, text: string) => {
+        t.clock.advance(1000);
+        const res = await request(t.app)
+          .put(`/api/v1/automation/reports/${id}`)
+          .set(auth)
+          .set('If-Match', `"${ifMatch}"`)
+          .send({ ...body, experience: text })
+          .expect(200);
+        expect(res.body).toMatchObject({ status: 'PENDING', unchanged: false });
+        return res.body.updatedAt as string;
+      };
+      return { ...target, id, version: created.body.updatedAt as string, replace };
+    }
+    const stored = (id: string) => t.db.prisma.report.findUniqueOrThrow({ where: { id } });
+
+    it('refuses an approval of a revision the author has replaced, showing the current one, and approves that one', async () => {
+      const r = await bearerReport('BENIGN A');
+      const before = await publicCounts(request(t.app), r);
+
+      // The moderator opens the report: BENIGN A, and the revision its forms carry.
+      const reviewed = await moderator.get(`/admin/reports/${r.id}`).expect(200);
+      expect(reviewed.text).toContain('BENIGN A');
+      const reviewedRevision = revisionIn(reviewed.text);
+      expect(reviewedRevision).toBe(r.version);
+
+      // The author swaps the content while it is still pending.
+      const swapped = await r.replace(r.version, 'SWAPPED B');
+      expect(swapped).not.toBe(r.version);
+      expect((await stored(r.id)).status).toBe('PENDING');
+
+      // The moderator clicks Approve on the page they read: refused.
+      const refused = await moderator
+        .post(`/admin/reports/${r.id}/approve`)
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: csrfTokenOf(reviewed.text), revision: reviewedRevision, feedback: 'Looks fine' });
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain('This report changed since you opened it');
+      expect(refused.text).toContain(`you reviewed revision ${reviewedRevision}`);
+      expect(refused.text).toContain('Your approval was not applied and the report is still pending');
+      // The page is the report as it is now: the swapped content, the current revision in its
+      // forms, the old content among the earlier versions, and the feedback as typed.
+      expect(refused.text).toMatch(/id="experience">SWAPPED B</);
+      expect(refused.text).toContain(`<code id="revision">${swapped}</code>`);
+      expect(revisionIn(refused.text)).toBe(swapped);
+      expect(refused.text).toContain('BENIGN A');
+      expect(refused.text).toContain('>Looks fine</textarea>');
+      expect(await htmlProblems(refused.text)).toEqual([]);
+
+      expect(await stored(r.id)).toMatchObject({ status: 'PENDING', moderatedAt: null, experience: 'SWAPPED B' });
+      expect(await audit(r.id)).toEqual([]);
+      await request(t.app).get(`/api/v1/reports/${r.id}`).expect(404);
+      expect(await publicCounts(request(t.app), r)).toEqual(before);
+
+      // Approving what the refusal page showed works, and it is that content that is public.
+      const approved = await moderator
+        .post(`/admin/reports/${r.id}/approve`)
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: csrfTokenOf(refused.text), revision: revisionIn(refused.text) });
+      redirectedTo(approved, `/admin/reports/${r.id}`);
+      expect((await stored(r.id)).status).toBe('APPROVED');
+      const published = await request(t.app).get(`/api/v1/reports/${r.id}`).expect(200);
+      expect(published.text).toContain('SWAPPED B');
+      expect(published.text).not.toContain('BENIGN A');
+      expect(await publicCounts(request(t.app), r)).toEqual({ merchant: before.merchant + 1, agent: before.agent + 1 });
+      expect(await audit(r.id)).toMatchObject([{ action: 'approve', fromStatus: 'PENDING', toStatus: 'APPROVED' }]);
+    });
+
+    it('refuses a rejection and a withdrawal of a revision the moderator did not see', async () => {
+      const r = await bearerReport('first words');
+      const reviewed = await moderator.get(`/admin/reports/${r.id}`).expect(200);
+      await r.replace(r.version, 'second words');
+      // A form shown again for its own errors keeps the revision the moderator reviewed ...
+      const noFeedback = await moderator
+        .post(`/admin/reports/${r.id}/reject`)
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: csrfTokenOf(reviewed.text), revision: revisionIn(reviewed.text), feedback: '' });
+      expect(noFeedback.status).toBe(400);
+      expect(revisionIn(noFeedback.text)).toBe(r.version);
+      // ... so the rejection typed next, about the first words, is still refused.
+      const rejected = await moderator
+        .post(`/admin/reports/${r.id}/reject`)
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: csrfTokenOf(noFeedback.text), revision: revisionIn(noFeedback.text), feedback: 'Your first words are wrong' });
+      expect(rejected.status).toBe(409);
+      expect(rejected.text).toContain('Your rejection was not applied');
+      expect(rejected.text).toContain('>Your first words are wrong</textarea>');
+      expect((await stored(r.id)).status).toBe('PENDING');
+
+      // Approved at what is current now; the author changes it and another moderator approves
+      // that: a withdrawal written against the first approved text is refused.
+      redirectedTo(await decideOnPage(moderator, r.id, 'approve'), `/admin/reports/${r.id}`);
+      const approvedPage = await moderator.get(`/admin/reports/${r.id}`).expect(200);
+      await r.replace(revisionIn(approvedPage.text), 'third words');
+      redirectedTo(await decideOnPage(moderator2, r.id, 'approve'), `/admin/reports/${r.id}`);
+      const withdrawn = await moderator
+        .post(`/admin/reports/${r.id}/withdraw`)
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: csrfTokenOf(approvedPage.text), revision: revisionIn(approvedPage.text), to: 'REJECTED', reason: 'The second words are wrong' });
+      expect(withdrawn.status).toBe(409);
+      expect(withdrawn.text).toContain('Your withdrawal was not applied and the report is still approved');
+      expect((await stored(r.id)).status).toBe('APPROVED');
+    });
+
+    it('refuses a decision whose form names no revision, or not one, changing nothing', async () => {
+      const r = await pick('PENDING');
+      for (const fields of [{}, { revision: '' }, { revision: 'yesterday' }, { revision: '2026-11-22' }] as Array<Record<string, string>>) {
+        const res = await postForm(moderator, `/admin/reports/${r.id}/approve`, fields);
+        expect(res.status, JSON.stringify(fields)).toBe(400);
+        expect(res.text).toContain('This form did not say which version of the report you reviewed');
+        expect(revisionIn(res.text)).toBe((await stored(r.id)).updatedAt.toISOString());
+        expect(await htmlProblems(res.text)).toEqual([]);
+      }
+      expect((await stored(r.id)).status).toBe('PENDING');
+      expect(await audit(r.id)).toEqual([]);
+    });
+
+    it('bulk-approves each report only at the revision the list showed, naming the ones changed since', async () => {
+      const kept = await bearerReport('BULK KEPT');
+      const changed = await bearerReport('BULK BENIGN');
+      // The list carries each report's revision in its checkbox.
+      const listed = async (r: { id: string; merchantSlug: string }) => {
+        const list = await moderator.get(`/admin/reports?merchant=${r.merchantSlug}`).expect(200);
+        return { value: new RegExp(`name="ids\\[\\]" value="(${r.id}@[^"]+)"`).exec(list.text)?.[1], token: csrfTokenOf(list.text) };
+      };
+      const listedKept = await listed(kept);
+      const listedChanged = (await listed(changed)).value;
+      expect(listedKept.value).toBe(`${kept.id}@${kept.version}`);
+      expect(listedChanged).toBe(`${changed.id}@${changed.version}`);
+
+      const now = await changed.replace(changed.version, 'BULK SWAPPED');
+      const res = await moderator
+        .post('/admin/reports/bulk-approve')
+        .set('Origin', TEST_BASE_URL)
+        .type('form')
+        .send({ _csrf: listedKept.token, 'ids[]': [listedKept.value!, listedChanged!], return: '/admin/reports' });
+      redirectedTo(res, '/admin/reports');
+      expect((await stored(kept.id)).status).toBe('APPROVED');
+      expect(await stored(changed.id)).toMatchObject({ status: 'PENDING', moderatedAt: null });
+      await request(t.app).get(`/api/v1/reports/${changed.id}`).expect(404);
+      const page = await moderator.get('/admin/reports').expect(200);
+      expect(page.text).toContain('Approved 1 report.');
+      expect(page.text).toContain(`1 changed by its author since the list was shown, so not approved: ${changed.id} (now the revision of ${now})`);
+      expect((await listed(changed)).value).toBe(`${changed.id}@${now}`);
+
+      // A selection without revisions (a list from before revisions were carried) is refused whole.
+      const bare = await postForm(moderator, '/admin/reports/bulk-approve', { 'ids[]': [changed.id], return: '/admin/reports' });
+      expect(bare.status).toBe(400);
+      expect(bare.text).toContain('did not say which version of each report you reviewed');
+      expect((await stored(changed.id)).status).toBe('PENDING');
+    });
   });
 });

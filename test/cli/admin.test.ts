@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const COMMANDS = ['grant-moderator', 'revoke-moderator', 'suspend', 'unsuspend', 'issue-key', 'approve', 'reject', 'withdraw'];
+const COMMANDS = ['grant-moderator', 'revoke-moderator', 'suspend', 'unsuspend', 'issue-key', 'show', 'approve', 'reject', 'withdraw'];
 
 describe('npm run admin', () => {
   let db: TestDatabase;
@@ -28,6 +28,11 @@ describe('npm run admin', () => {
       [email],
     ))[0];
   const reportStatus = async (id: string) => (await sql<{ status: string }>('SELECT status FROM reports WHERE id = $1', [id]))[0]?.status;
+  /** A report's revision as `show` prints it (its updated_at). */
+  const revision = async (id: string) => (await sql<{ updated_at: Date }>('SELECT updated_at FROM reports WHERE id = $1', [id]))[0]!.updated_at.toISOString();
+  /** What an author's edit does to the row: new content, PENDING, updated_at moved (submissions.repository.ts). */
+  const authorEdits = (id: string, experience: string) =>
+    sql(`UPDATE reports SET experience = $2, status = 'PENDING', updated_at = updated_at + interval '1 second' WHERE id = $1`, [id, experience]);
   const pendingReports = () => sql<{ id: string }>(`SELECT id FROM reports WHERE status = 'PENDING' ORDER BY id`);
 
   /** Exit code 1 and exactly one error line matching `pattern`, nothing on stdout. */
@@ -67,7 +72,7 @@ describe('npm run admin', () => {
 
     it("shows one command's help after the command", async () => {
       expect(await admin('reject', '--help')).toBe(0);
-      expect(out.join('\n')).toContain('reject <report-id> --feedback TEXT');
+      expect(out.join('\n')).toContain('reject <report-id> --revision REV --feedback TEXT');
     });
 
     it('fails without a command or with an unknown one', async () => {
@@ -225,10 +230,30 @@ describe('npm run admin', () => {
   });
 
   describe('report moderation', () => {
-    it('approves a pending report and refuses to approve it twice', async () => {
+    it('shows a report with the revision a decision names, and its content', async () => {
       const [report] = await pendingReports();
-      expect(await admin('approve', report!.id, '--feedback', 'Clear, thanks')).toBe(0);
-      expect(out).toEqual([`approved report ${report!.id} (was PENDING)`]);
+      await sql('UPDATE reports SET experience = $2 WHERE id = $1', [report!.id, 'Checkout worked.\nThen \u001b[31mred']);
+      expect(await admin('show', report!.id.toUpperCase())).toBe(0);
+      expect(err).toEqual([]);
+      expect(out[0]).toBe(`report ${report!.id}`);
+      expect(out).toContain(`revision       ${await revision(report!.id)}`);
+      expect(out).toContain('status         PENDING');
+      expect(out.join('\n')).toMatch(/^merchant {7}.+\(.+\)/m);
+      expect(out.slice(-3)).toEqual(['experience', '  | Checkout worked.', '  | Then \\u001b[31mred']);
+      // Text from an author never drives the operator's terminal.
+      expect(out).toContain('  | Then \\u001b[31mred');
+      err = [];
+      out = [];
+      const id = randomUUID();
+      expectFailure(await admin('show', id), new RegExp(`^admin show: no report with id ${id}$`));
+    });
+
+    it('approves a pending report at the revision reviewed and refuses to approve it twice', async () => {
+      const [report] = await pendingReports();
+      const reviewed = await revision(report!.id);
+      expect(await admin('approve', report!.id, '--revision', reviewed, '--feedback', 'Clear, thanks')).toBe(0);
+      const now = await revision(report!.id);
+      expect(out).toEqual([`approved report ${report!.id} at revision ${reviewed} (was PENDING); its revision is now ${now}`]);
       expect(await reportStatus(report!.id)).toBe('APPROVED');
       const entries = await sql<{ actor_id: string | null; action: string }>(
         'SELECT actor_id, action FROM moderation_audit_log WHERE report_id = $1',
@@ -237,39 +262,81 @@ describe('npm run admin', () => {
       expect(entries).toEqual([{ actor_id: null, action: 'approve' }]);
 
       out = [];
-      expectFailure(await admin('approve', report!.id), /already moderated: its status is APPROVED/);
+      expectFailure(await admin('approve', report!.id, '--revision', now), /already moderated: its status is APPROVED/);
     });
 
-    it('rejects only with feedback', async () => {
+    it('refuses an approval of a revision the author has replaced, printing the current one; approves that one', async () => {
       const [report] = await pendingReports();
-      expectFailure(await admin('reject', report!.id), /reject needs --feedback/);
+      const reviewed = await revision(report!.id);
+      await authorEdits(report!.id, 'SWAPPED B');
+      const current = await revision(report!.id);
+      expectFailure(
+        await admin('approve', report!.id, '--revision', reviewed),
+        new RegExp(
+          `^admin approve: report ${report!.id} changed since revision ${reviewed}.*its current revision is ${current} \\(status PENDING\\).*npm run admin -- show ${report!.id}$`,
+        ),
+      );
+      expect(await reportStatus(report!.id)).toBe('PENDING');
+      expect(await sql('SELECT 1 FROM moderation_audit_log WHERE report_id = $1', [report!.id])).toEqual([]);
+
       err = [];
-      expectFailure(await admin('reject', report!.id, '--feedback'), /argument missing/);
+      expect(await admin('show', report!.id)).toBe(0);
+      expect(out).toContain(`revision       ${current}`);
+      expect(out).toContain('  | SWAPPED B');
+      out = [];
+      expect(await admin('approve', report!.id, '--revision', `"${current}"`)).toBe(0);
+      expect(await reportStatus(report!.id)).toBe('APPROVED');
+    });
+
+    it('needs --revision on every decision, in the form show prints', async () => {
+      const [report] = await pendingReports();
+      expectFailure(await admin('approve', report!.id), new RegExp(`approve needs --revision.*npm run admin -- show ${report!.id}`));
+      err = [];
+      expectFailure(await admin('approve', report!.id, '--revision', 'yesterday'), /--revision must be a revision as `show` prints it.*got "yesterday"/);
+      err = [];
+      expectFailure(await admin('reject', report!.id, '--feedback', 'x'), /reject needs --revision/);
+      err = [];
+      expectFailure(await admin('withdraw', report!.id, '--reason', 'x'), /withdraw needs --revision/);
+      expect(await reportStatus(report!.id)).toBe('PENDING');
+    });
+
+    it('rejects only with feedback, at the revision reviewed', async () => {
+      const [report] = await pendingReports();
+      const reviewed = await revision(report!.id);
+      expectFailure(await admin('reject', report!.id, '--revision', reviewed), /reject needs --feedback/);
+      err = [];
+      expectFailure(await admin('reject', report!.id, '--revision', reviewed, '--feedback'), /argument missing/);
       expect(await reportStatus(report!.id)).toBe('PENDING');
 
       err = [];
-      expect(await admin('reject', report!.id, '--feedback', 'Not an authorized test', '--note', 'private')).toBe(0);
-      expect(out).toEqual([`rejected report ${report!.id} (was PENDING)`]);
+      await authorEdits(report!.id, 'changed');
+      expectFailure(await admin('reject', report!.id, '--revision', reviewed, '--feedback', 'x'), /changed since revision/);
+      err = [];
+      const current = await revision(report!.id);
+      expect(await admin('reject', report!.id, '--revision', current, '--feedback', 'Not an authorized test', '--note', 'private')).toBe(0);
+      expect(out).toEqual([`rejected report ${report!.id} at revision ${current} (was PENDING); its revision is now ${await revision(report!.id)}`]);
       const [row] = await sql('SELECT status, moderation_feedback, moderation_notes FROM reports WHERE id = $1', [report!.id]);
       expect(row).toEqual({ status: 'REJECTED', moderation_feedback: 'Not an authorized test', moderation_notes: 'private' });
     });
 
-    it('withdraws an approved report', async () => {
+    it('withdraws an approved report at the revision reviewed', async () => {
       const [report] = await sql<{ id: string }>(`SELECT id FROM reports WHERE status = 'APPROVED' ORDER BY id LIMIT 1`);
-      expectFailure(await admin('withdraw', report!.id, '--reason', 'x', '--to', 'approved'), /--to must be pending or rejected/);
+      const reviewed = await revision(report!.id);
+      expectFailure(await admin('withdraw', report!.id, '--revision', reviewed, '--reason', 'x', '--to', 'approved'), /--to must be pending or rejected/);
       err = [];
-      expect(await admin('withdraw', report!.id, '--reason', 'Merchant dispute', '--to', 'rejected')).toBe(0);
-      expect(out).toEqual([`withdrew report ${report!.id}: APPROVED -> REJECTED`]);
+      expect(await admin('withdraw', report!.id, '--revision', reviewed, '--reason', 'Merchant dispute', '--to', 'rejected')).toBe(0);
+      expect(out).toEqual([`withdrew report ${report!.id} at revision ${reviewed}: APPROVED -> REJECTED; its revision is now ${await revision(report!.id)}`]);
       expect(await reportStatus(report!.id)).toBe('REJECTED');
     });
 
     it('fails with exit code 1 for an unknown report', async () => {
       const id = randomUUID();
-      expectFailure(await admin('approve', id), new RegExp(`^admin approve: no report with id ${id}$`));
+      const rev = '2026-11-22T12:00:00.000Z';
+      expectFailure(await admin('approve', id, '--revision', rev), new RegExp(`^admin approve: no report with id ${id}$`));
       err = [];
-      expectFailure(await admin('reject', 'garbage', '--feedback', 'x'), /no report with id garbage/);
+      expectFailure(await admin('reject', 'garbage', '--revision', rev, '--feedback', 'x'), /no report with id garbage/);
       err = [];
-      expectFailure(await admin('withdraw', id, '--reason', 'x'), /no report with id/);
+      expectFailure(await admin('withdraw', id, '--revision', rev, '--reason', 'x'), /no report with id/);
     });
 
     it('fails with exit code 1 for bad arguments', async () => {

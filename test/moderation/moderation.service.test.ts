@@ -8,10 +8,13 @@ import {
   approveReport,
   ModerationConflictError,
   ModerationInputError,
+  parseRevision,
   rejectReport,
+  ReportChangedError,
   ReportNotFoundError,
   withdrawReport,
 } from '../../src/modules/moderation/moderation.service.js';
+import { Refusal } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const LOADED_AT = new Date('2026-11-22T12:00:00.000Z');
@@ -105,7 +108,7 @@ describe('moderation service', () => {
 
     const result = await approveReport(db.prisma, { reportId: r.id, actorId: moderator.id, feedback: '  Thanks, clear evidence.  ', now });
 
-    expect(result).toEqual({ id: r.id, status: 'APPROVED', fromStatus: 'PENDING' });
+    expect(result).toEqual({ id: r.id, status: 'APPROVED', fromStatus: 'PENDING', revision: now });
     expect(await report(r.id)).toMatchObject({
       status: 'APPROVED',
       moderated_at: now,
@@ -155,7 +158,7 @@ describe('moderation service', () => {
       now,
     });
 
-    expect(result).toEqual({ id: r.id, status: 'REJECTED', fromStatus: 'PENDING' });
+    expect(result).toEqual({ id: r.id, status: 'REJECTED', fromStatus: 'PENDING', revision: now });
     expect(await report(r.id)).toMatchObject({
       status: 'REJECTED',
       moderated_at: now,
@@ -195,7 +198,7 @@ describe('moderation service', () => {
 
     const result = await withdrawReport(db.prisma, { reportId: r.id, actorId: null, to: 'PENDING', reason: 'Merchant disputes the test date', now });
 
-    expect(result).toEqual({ id: r.id, status: 'PENDING', fromStatus: 'APPROVED' });
+    expect(result).toEqual({ id: r.id, status: 'PENDING', fromStatus: 'APPROVED', revision: now });
     expect(await report(r.id)).toMatchObject({ status: 'PENDING', moderation_feedback: 'Merchant disputes the test date' });
     expect(await audit(r.id)).toEqual([
       expect.objectContaining({ action: 'withdraw', from_status: 'APPROVED', to_status: 'PENDING', reason: 'Merchant disputes the test date' }),
@@ -314,5 +317,100 @@ describe('moderation service', () => {
         withdrawReport(db.prisma, { reportId, actorId: null, to: 'PENDING', reason: 'x', now: nextNow() }),
       ).rejects.toBeInstanceOf(ReportNotFoundError);
     }
+  });
+  describe('the revision a decision names', () => {
+    /** What an author's edit does to the row: new content, PENDING, updated_at moved (submissions.repository.ts). */
+    const EDIT = `UPDATE reports SET experience = $2, status = 'PENDING', updated_at = greatest($3::timestamptz, updated_at + interval '1 millisecond') WHERE id = $1`;
+    const edit = (id: string, experience: string) => sql(EDIT, [id, experience, nextNow()]);
+
+    it('approves, rejects and withdraws at the current revision', async () => {
+      const a = await pickReport('PENDING');
+      const approved = await approveReport(db.prisma, { reportId: a.id, revision: (await report(a.id)).updated_at, actorId: null, now: nextNow() });
+      expect(approved.revision).toEqual((await report(a.id)).updated_at);
+      await withdrawReport(db.prisma, { reportId: a.id, revision: approved.revision, actorId: null, to: 'PENDING', reason: 'again', now: nextNow() });
+      const r = await pickReport('PENDING');
+      await rejectReport(db.prisma, { reportId: r.id, revision: (await report(r.id)).updated_at, actorId: null, feedback: 'No', now: nextNow() });
+      expect((await report(a.id)).status).toBe('PENDING');
+      expect((await report(r.id)).status).toBe('REJECTED');
+    });
+
+    it('refuses a decision on a revision the report has left, writing nothing, and names the current one', async () => {
+      const r = await pickReport('PENDING');
+      const reviewed = (await report(r.id)).updated_at;
+      await edit(r.id, 'SWAPPED B');
+      const current = (await report(r.id)).updated_at;
+      const before = await counts(r);
+
+      for (const decide of [
+        () => approveReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, now: nextNow() }),
+        () => rejectReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, feedback: 'About text I never saw', now: nextNow() }),
+      ]) {
+        const refusal = await decide().then(
+          () => expect.unreachable('a stale decision was applied'),
+          (error: unknown) => error,
+        );
+        expect(refusal).toBeInstanceOf(ReportChangedError);
+        expect(refusal).toBeInstanceOf(Refusal);
+        expect(refusal).toMatchObject({ revision: reviewed, currentRevision: current, currentStatus: 'PENDING', kind: 'conflict' });
+        expect((refusal as ReportChangedError).init).toMatchObject({ code: 'stale-version', extensions: { updatedAt: current.toISOString(), status: 'PENDING' } });
+        expect((refusal as Error).message).toContain(current.toISOString());
+      }
+      expect(await report(r.id)).toMatchObject({ status: 'PENDING', updated_at: current, moderated_at: null });
+      expect(await audit(r.id)).toEqual([]);
+      expect(await counts(r)).toEqual(before);
+
+      await approveReport(db.prisma, { reportId: r.id, revision: current, actorId: null, now: nextNow() });
+      expect((await report(r.id)).status).toBe('APPROVED');
+    });
+
+    it('refuses a withdrawal of an approved report that was changed and approved again since', async () => {
+      const r = await pickReport('APPROVED');
+      const reviewed = (await report(r.id)).updated_at;
+      await edit(r.id, 'replaced');
+      await approveReport(db.prisma, { reportId: r.id, actorId: null, now: nextNow() });
+      await expect(
+        withdrawReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, to: 'REJECTED', reason: 'About the old text', now: nextNow() }),
+      ).rejects.toBeInstanceOf(ReportChangedError);
+      expect((await report(r.id)).status).toBe('APPROVED');
+    });
+
+    it('still says "already moderated" when the status moved, whatever the revision', async () => {
+      const r = await pickReport('PENDING');
+      const reviewed = (await report(r.id)).updated_at;
+      await approveReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, now: nextNow() });
+      await expect(approveReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, now: nextNow() })).rejects.toMatchObject({
+        name: 'ModerationConflictError',
+        currentStatus: 'APPROVED',
+        currentRevision: (await report(r.id)).updated_at,
+      });
+    });
+
+    it('checks the revision in the same statement as the decision: an edit committed while the approval waits wins', async () => {
+      const r = await pickReport('PENDING');
+      const reviewed = (await report(r.id)).updated_at;
+      const author = await db.pool.connect();
+      try {
+        // The author's edit holds the row; the approval (of the revision as it was) waits for it.
+        await author.query('BEGIN');
+        await author.query(EDIT, [r.id, 'SWAPPED B', nextNow()]);
+        const approval = approveReport(db.prisma, { reportId: r.id, revision: reviewed, actorId: null, now: nextNow() });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await author.query('COMMIT');
+        await expect(approval).rejects.toBeInstanceOf(ReportChangedError);
+      } finally {
+        author.release();
+      }
+      expect(await report(r.id)).toMatchObject({ status: 'PENDING', moderated_at: null });
+      expect(await audit(r.id)).toEqual([]);
+    });
+
+    it('reads a revision only in the form it is written', () => {
+      expect(parseRevision('2026-11-22T12:00:00.123Z')).toEqual(new Date('2026-11-22T12:00:00.123Z'));
+      expect(parseRevision(' "2026-11-22T12:00:00.123Z" ')).toEqual(new Date('2026-11-22T12:00:00.123Z'));
+      expect(parseRevision('2026-11-22T12:00:00Z')).toEqual(new Date('2026-11-22T12:00:00.000Z'));
+      for (const bad of [undefined, '', 'now', '2026-11-22', '2026-11-22T12:00:00.123456Z', '2026-11-22T12:00:00+01:00', 'W/"2026-11-22T12:00:00.123Z"', '2026-13-40T12:00:00.000Z']) {
+        expect(parseRevision(bad), String(bad)).toBeNull();
+      }
+    });
   });
 });

@@ -141,7 +141,8 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     const decide = async (action: 'approve' | 'withdraw') => {
       const page = await browser.fetch(a, `/admin/reports/${reportId}`);
       expect(page.status).toBe(200);
-      const form: Record<string, string> = { _csrf: csrfTokenOf(page.text) };
+      // A decision names the revision the page showed (the hidden field of its forms).
+      const form: Record<string, string> = { _csrf: csrfTokenOf(page.text), revision: /name="revision" value="([^"]+)"/.exec(page.text)![1]! };
       if (action === 'withdraw') Object.assign(form, { to: 'PENDING', reason: 'checking again' });
       const res = await browser.fetch(a, `/admin/reports/${reportId}/${action}`, { method: 'POST', form });
       expect(res.status).toBe(303);

@@ -100,7 +100,8 @@ describe('XSS through free-text fields', () => {
     const stored = await t.db.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
     for (const field of REPORT_FIELDS) expect(stored[field]).toBe(payload(field));
 
-    const approved = await postForm(moderator, `/admin/reports/${reportId}/approve`, { feedback: payload('feedback') }, `/admin/reports/${reportId}`);
+    const { updatedAt } = await t.db.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
+    const approved = await postForm(moderator, `/admin/reports/${reportId}/approve`, { revision: updatedAt.toISOString(), feedback: payload('feedback') }, `/admin/reports/${reportId}`);
     expect(approved.status, approved.text.slice(0, 500)).toBe(303);
     expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id: reportId } })).moderationFeedback).toBe(payload('feedback'));
 

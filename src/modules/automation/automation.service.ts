@@ -170,6 +170,7 @@ export async function replaceReport(
     {
       id: input.id,
       version: ifMatch.condition,
+      versionRefusal: ifMatch.malformed,
       versionNote: ifMatch.weak > 0 ? ' A weak tag (W/"…") never matches: If-Match compares versions strongly, so send the ETag as given, without W/.' : '',
       body: submissionOf(input.body),
       statusAsRead: input.body.status,

@@ -2,7 +2,9 @@
 // decisions (approve, reject, bulk approve, withdraw), private notes, and screenshots streamed
 // to moderators only. Decisions go through the moderation service: one transaction each with
 // the audit row and the summary recompute, so the public API changes with the status.
-// Routes: http/routers/admin.ts.
+// Every decision form carries the revision of the report it showed (a hidden field, one per
+// selected report in the bulk form): a decision on a report changed since is refused and the
+// page shows the current revision to review. Routes: http/routers/admin.ts.
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
@@ -17,7 +19,9 @@ import {
   MODERATION_TEXT_MAX,
   ModerationConflictError,
   ModerationInputError,
+  parseRevision,
   rejectReport,
+  ReportChangedError,
   ReportNotFoundError,
   saveModerationNotes,
   withdrawReport,
@@ -70,12 +74,25 @@ const queueQuery = z.object({
 const text = (max: number, name: string) => z.string().trim().max(max, `${name} must be at most ${max} characters`);
 const requiredText = (max: number, name: string, missing: string) => text(max, name).min(1, missing);
 
-const approveForm = z.object({ feedback: text(MODERATION_TEXT_MAX, 'Feedback').optional() });
+const REVISION_MISSING = 'This form did not say which version of the report you reviewed. Review the report as it is now and decide again.';
+/** The revision the form was rendered with (views/admin/report.ejs writes it in a hidden field). */
+const revision = z.string(REVISION_MISSING).transform((value, ctx) => {
+  const date = parseRevision(value);
+  if (!date) {
+    ctx.addIssue({ code: 'custom', message: REVISION_MISSING });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const approveForm = z.object({ revision, feedback: text(MODERATION_TEXT_MAX, 'Feedback').optional() });
 const rejectForm = z.object({
+  revision,
   feedback: requiredText(MODERATION_TEXT_MAX, 'Feedback', 'Tell the author why the report is rejected: feedback is required'),
   note: text(MODERATION_TEXT_MAX, 'The note').optional(),
 });
 const withdrawForm = z.object({
+  revision,
   to: z.enum(['PENDING', 'REJECTED'], 'Choose where the report goes: back to pending, or rejected'),
   reason: requiredText(MODERATION_TEXT_MAX, 'The reason', 'Give the reason: it is shown to the author and kept in the audit log'),
   note: text(MODERATION_TEXT_MAX, 'The note').optional(),
@@ -83,6 +100,7 @@ const withdrawForm = z.object({
 const notesForm = z.object({ notes: text(MODERATION_TEXT_MAX, 'Notes') });
 
 type FormName = 'approve' | 'reject' | 'withdraw' | 'notes';
+const DECISION: Record<FormName, string> = { approve: 'approval', reject: 'rejection', withdraw: 'withdrawal', notes: 'change' };
 type ReportForms = Partial<Record<FormName, { values: FormValues; errors: FieldErrors }>>;
 
 /** Only a queue URL may be returned to after a bulk approval. */
@@ -142,7 +160,20 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     );
   }
 
-  async function showReport(req: Request, res: Response, id: string, status = 200, forms: ReportForms = {}, conflict: string | null = null) {
+  /**
+   * The report page. Its decision forms carry `reviewed` when given (a form shown again with
+   * its errors keeps the revision the moderator reviewed, so a later submit is still checked
+   * against what they read, not against whatever the page shows now), else the current one.
+   */
+  async function showReport(
+    req: Request,
+    res: Response,
+    id: string,
+    status = 200,
+    forms: ReportForms = {},
+    conflict: string | null = null,
+    reviewed: Date | null = null,
+  ) {
     const report = await reportDetail(prisma, id);
     if (!report) throw notFoundPage('Report');
     const nextPending = await nextPendingReport(prisma, id);
@@ -155,6 +186,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         title: `Report on ${report.merchant.name}`,
         section: 'reports',
         report,
+        revision: (reviewed ?? report.updatedAt).toISOString(),
         nextPending,
         conflict,
         forms: {
@@ -178,9 +210,22 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
       res.redirect(303, `/admin/reports/${id}`);
     } catch (error) {
       if (error instanceof FormError) {
-        await showReport(req, res, id, 400, { [name]: { values, errors: error.errors } });
+        await showReport(req, res, id, 400, { [name]: { values, errors: error.errors } }, null, parseRevision(values.revision));
       } else if (error instanceof ModerationInputError) {
-        await showReport(req, res, id, 400, { [name]: { values, errors: { form: error.message } } });
+        await showReport(req, res, id, 400, { [name]: { values, errors: { form: error.message } } }, null, parseRevision(values.revision));
+      } else if (error instanceof ReportChangedError) {
+        // The page below is the report as it is now, its forms carrying the current revision;
+        // what the moderator typed stays in the form.
+        await showReport(
+          req,
+          res,
+          id,
+          409,
+          { [name]: { values, errors: {} } },
+          `This report changed since you opened it${error.revision ? ` (you reviewed revision ${error.revision.toISOString()})` : ''}: its author replaced the content, or another decision moved it. ` +
+            `Your ${DECISION[name]} was not applied and the report is still ${STATUS_LABEL[error.currentStatus].toLowerCase()}. ` +
+            `Below is the report as it is now, revision ${error.currentRevision.toISOString()}: review it and decide again.`,
+        );
       } else if (error instanceof ModerationConflictError) {
         await showReport(
           req,
@@ -209,19 +254,31 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     bulkApprove: (async (req, res) => {
       const returnUrl = safeQueueReturn(formValues(req.body).return);
       const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
-      // Checkboxes are named ids[] (one name shared by many controls); plain ids works too.
-      const ids = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
-      if (ids.length === 0 || ids.length > BULK_APPROVE_MAX || ids.some((id) => !UUID_PATTERN.test(id))) {
-        await showQueue(
-          req,
-          res,
-          search,
-          400,
-          ids.length === 0 ? 'Select at least one report to approve.' : `Select at most ${BULK_APPROVE_MAX} reports from this list.`,
-        );
+      // Checkboxes are named ids[] (one name shared by many controls); plain ids works too. Each
+      // value is "<id>@<revision>": the report and the revision the list showed it at.
+      const entries = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
+      const selected = entries.map((entry) => {
+        const at = entry.lastIndexOf('@');
+        const reportId = at < 0 ? entry : entry.slice(0, at);
+        return { reportId, revision: at < 0 ? null : parseRevision(entry.slice(at + 1)) };
+      });
+      const problem =
+        selected.length === 0
+          ? 'Select at least one report to approve.'
+          : selected.length > BULK_APPROVE_MAX || selected.some((s) => !UUID_PATTERN.test(s.reportId))
+            ? `Select at most ${BULK_APPROVE_MAX} reports from this list.`
+            : selected.some((s) => s.revision === null)
+              ? 'The selection did not say which version of each report you reviewed. Here is the list as it is now: select again.'
+              : null;
+      if (problem) {
+        await showQueue(req, res, search, 400, problem);
         return;
       }
-      const result = await approveReports(prisma, { reportIds: ids, actorId: actorOf(res), now: deps.clock.now() });
+      const result = await approveReports(prisma, {
+        reports: selected.map((s) => ({ reportId: s.reportId, revision: s.revision! })),
+        actorId: actorOf(res),
+        now: deps.clock.now(),
+      });
       const parts = [`Approved ${result.approved.length} report${result.approved.length === 1 ? '' : 's'}.`];
       if (result.alreadyModerated.length) {
         parts.push(
@@ -230,8 +287,15 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
             .join(', ')}.`,
         );
       }
+      if (result.changed.length) {
+        parts.push(
+          `${result.changed.length} changed by ${result.changed.length === 1 ? 'its author' : 'their authors'} since the list was shown, so not approved: ${result.changed
+            .map((r) => `${r.id} (now the revision of ${r.revision.toISOString()})`)
+            .join(', ')}. Open ${result.changed.length === 1 ? 'it' : 'each'} to review the new content.`,
+        );
+      }
       if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
-      setFlash(req, result.alreadyModerated.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
+      setFlash(req, result.alreadyModerated.length || result.changed.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
       res.redirect(303, returnUrl);
     }) as RequestHandler,
 
@@ -240,14 +304,21 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     approve: ((req, res) =>
       decide(req, res, 'approve', async (id, values) => {
         const form = formOrThrow(approveForm, values);
-        await approveReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
+        await approveReport(prisma, { reportId: id, revision: form.revision, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
         return 'Report approved: it is public now.';
       })) as RequestHandler,
 
     reject: ((req, res) =>
       decide(req, res, 'reject', async (id, values) => {
         const form = formOrThrow(rejectForm, values);
-        await rejectReport(prisma, { reportId: id, actorId: actorOf(res), feedback: form.feedback, note: form.note, now: deps.clock.now() });
+        await rejectReport(prisma, {
+          reportId: id,
+          revision: form.revision,
+          actorId: actorOf(res),
+          feedback: form.feedback,
+          note: form.note,
+          now: deps.clock.now(),
+        });
         return 'Report rejected: the author can read your feedback.';
       })) as RequestHandler,
 
@@ -256,6 +327,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         const form = formOrThrow(withdrawForm, values);
         await withdrawReport(prisma, {
           reportId: id,
+          revision: form.revision,
           actorId: actorOf(res),
           to: form.to,
           reason: form.reason,

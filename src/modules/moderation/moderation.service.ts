@@ -1,63 +1,138 @@
 // Report moderation, shared by the operator CLI and the admin pages: approve or reject a
 // pending report, or withdraw an approved one. Each decision is one transaction that moves
-// the status only from the expected state, writes the audit log and recomputes the
-// merchant+agent summary, so the public directory changes exactly when the status does.
+// the status only from the expected state and only at the revision the moderator reviewed,
+// writes the audit log and recomputes the merchant+agent summary, so the public directory
+// changes exactly when the status does, and only ever with content a moderator has seen.
+//
+// A report's revision is its updatedAt, the same version the automation API calls ETag and
+// If-Match: every content replacement and every decision moves it (private notes do not).
 import type { PrismaClient } from '../../db/client.js';
+import { parseVersion } from '../reports/versions.js';
+import { Refusal } from '../../errors.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
 import { insertAuditEntry } from '../audit/audit.repository.js';
 import {
-  findReportStatus,
+  findReportVersion,
   replaceModerationNotes,
   transitionReport,
   type TransitionedReport,
 } from './moderation.repository.js';
+import { reportDetail, type ReportDetail } from './queue.repository.js';
 import { UUID_PATTERN } from '../../text.js';
 
 /** Longest feedback, note or reason accepted (the report's own free text allows 4,000). */
 export const MODERATION_TEXT_MAX = 4000;
 
-export class ReportNotFoundError extends Error {
-  readonly code = 'report-not-found';
+// The refusals below are Refusals (one idiom for every service); the classes give the edges
+// the facts they show (the current status and revision) without parsing messages. Their codes
+// are the public ones that mean the same thing: a moderator-only code would otherwise be
+// listed for agents in the agent guide.
+
+export class ReportNotFoundError extends Refusal {
   constructor(readonly reportId: string) {
-    super(`no report with id ${reportId}`);
+    super({ kind: 'not-found', code: 'not-found', title: 'Report not found', detail: `no report with id ${reportId}` });
     this.name = 'ReportNotFoundError';
   }
 }
 
 /** The report is not in the state the action starts from: someone else moderated it first. */
-export class ModerationConflictError extends Error {
-  readonly code = 'already-moderated';
+export class ModerationConflictError extends Refusal {
   constructor(
     readonly reportId: string,
     readonly currentStatus: ReportStatus,
     readonly expectedStatus: ReportStatus,
+    /** The report's revision now, when known. */
+    readonly currentRevision?: Date,
   ) {
-    super(
-      expectedStatus === 'PENDING'
-        ? `report ${reportId} is already moderated: its status is ${currentStatus}`
-        : `report ${reportId} cannot be withdrawn: its status is ${currentStatus}, not ${expectedStatus}`,
-    );
+    super({
+      kind: 'conflict',
+      code: 'stale-version',
+      title: expectedStatus === 'PENDING' ? 'Already moderated' : 'Not approved',
+      detail:
+        expectedStatus === 'PENDING'
+          ? `report ${reportId} is already moderated: its status is ${currentStatus}`
+          : `report ${reportId} cannot be withdrawn: its status is ${currentStatus}, not ${expectedStatus}`,
+      extensions: { status: currentStatus, ...(currentRevision ? { updatedAt: currentRevision.toISOString() } : {}) },
+    });
     this.name = 'ModerationConflictError';
   }
 }
 
-/** Missing or invalid feedback, note, reason or target state. */
-export class ModerationInputError extends Error {
-  readonly code = 'invalid-moderation-input';
+/**
+ * The report is still in the state the decision starts from, but it is no longer the revision
+ * the moderator reviewed: the author replaced its content (or another decision moved it and
+ * back) since. Nothing was changed; the moderator reviews the current revision and decides again.
+ */
+export class ReportChangedError extends Refusal {
+  constructor(
+    readonly reportId: string,
+    /** The revision the decision named (null: it named none, and the report moved under it). */
+    readonly revision: Date | null,
+    readonly currentRevision: Date,
+    readonly currentStatus: ReportStatus,
+  ) {
+    super({
+      kind: 'conflict',
+      code: 'stale-version',
+      title: 'The report has changed',
+      detail:
+        `report ${reportId} changed since ${revision ? `revision ${revision.toISOString()}, the one the decision names` : 'the decision began'}: ` +
+        `its current revision is ${currentRevision.toISOString()} (status ${currentStatus}). Nothing was changed; review the current revision and decide again.`,
+      extensions: { updatedAt: currentRevision.toISOString(), status: currentStatus },
+    });
+    this.name = 'ReportChangedError';
+  }
+}
+
+/** Missing or invalid feedback, note, reason, revision or target state. */
+export class ModerationInputError extends Refusal {
   constructor(message: string) {
-    super(message);
+    super({ kind: 'invalid', code: 'validation-failed', title: 'The decision is not valid', detail: message });
     this.name = 'ModerationInputError';
   }
+}
+
+/**
+ * A revision as written on a form, on the command line or in an ETag: the ISO 8601 instant of
+ * the report's updatedAt, quoted (as the ETag carries it) or not. Null when it is not one: a
+ * typo must never match by accident, so only the full UTC form is read.
+ */
+export function parseRevision(value: string | undefined): Date | null {
+  const text = value?.trim().replace(/^"(.*)"$/, '$1');
+  return text ? parseVersion(text) : null;
+}
+
+/** A report's revision as the edges write it (and parseRevision reads it). */
+export const revisionOf = (report: { updatedAt: Date }): string => report.updatedAt.toISOString();
+
+/** Everything a moderator reviews before deciding, its revision (updatedAt) included. */
+export async function reportForReview(prisma: PrismaClient, reportId: string): Promise<ReportDetail> {
+  const report = UUID_PATTERN.test(reportId) ? await reportDetail(prisma, reportId.toLowerCase()) : null;
+  if (!report) throw new ReportNotFoundError(reportId);
+  return report;
 }
 
 export interface ModerationResult {
   id: string;
   status: ReportStatus;
   fromStatus: ReportStatus;
+  /** The report's revision after the decision (a decision moves it too). */
+  revision: Date;
 }
 
-export interface ApproveInput {
+/**
+ * The revision a decision is made on. Every edge that decides for a person (the admin pages,
+ * the CLI) must pass the revision that person reviewed, and the decision is refused with
+ * ReportChangedError when the report is no longer at it. Left out, the decision applies to
+ * whatever the report is now: only for programmatic callers that have just written or read
+ * the report themselves (tests), never for a person's decision.
+ */
+interface DecisionOn {
+  revision?: Date;
+}
+
+export interface ApproveInput extends DecisionOn {
   reportId: string;
   actorId: string | null;
   /** Shown to the author. */
@@ -65,7 +140,7 @@ export interface ApproveInput {
   now: Date;
 }
 
-export interface RejectInput {
+export interface RejectInput extends DecisionOn {
   reportId: string;
   actorId: string | null;
   /** Shown to the author: why the report was not published. Required. */
@@ -75,7 +150,7 @@ export interface RejectInput {
   now: Date;
 }
 
-export interface WithdrawInput {
+export interface WithdrawInput extends DecisionOn {
   reportId: string;
   actorId: string | null;
   to: 'PENDING' | 'REJECTED';
@@ -104,6 +179,7 @@ function requiredText(value: string | undefined, name: string): string {
 interface Transition {
   action: 'approve' | 'reject' | 'withdraw';
   reportId: string;
+  revision: Date | undefined;
   actorId: string | null;
   from: ReportStatus;
   to: ReportStatus;
@@ -122,15 +198,20 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
       reportId: t.reportId,
       from: t.from,
       to: t.to,
+      revision: t.revision ?? null,
       actorId: t.actorId,
       feedback: t.feedback,
       note: t.note,
       now: t.now,
     });
     if (!report) {
-      const current = await findReportStatus(tx, t.reportId);
+      // Only to explain the refusal: nothing was written, whatever the row says now.
+      const current = await findReportVersion(tx, t.reportId);
       if (current === null) throw new ReportNotFoundError(t.reportId);
-      throw new ModerationConflictError(t.reportId, current, t.from);
+      if (current.status !== t.from) throw new ModerationConflictError(t.reportId, current.status, t.from, current.updatedAt);
+      // In the expected state but at another revision; or (updated_at only moves forward, so
+      // only without a named revision) moved away and back between the update and this read.
+      throw new ReportChangedError(t.reportId, t.revision ?? null, current.updatedAt, current.status);
     }
     await insertAuditEntry(tx, {
       actorId: t.actorId,
@@ -145,7 +226,7 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
       now: t.now,
     });
     await evidenceChanged(tx, { pairs: [{ merchantId: report.merchantId, agentId: report.agentId }] }, t.now);
-    return { id: report.id, status: t.to, fromStatus: t.from };
+    return { id: report.id, status: t.to, fromStatus: t.from, revision: report.updatedAt };
   });
 }
 
@@ -155,6 +236,7 @@ export async function approveReport(prisma: PrismaClient, input: ApproveInput): 
   return moderate(prisma, {
     action: 'approve',
     reportId: input.reportId,
+    revision: input.revision,
     actorId: input.actorId,
     from: 'PENDING',
     to: 'APPROVED',
@@ -171,6 +253,7 @@ export async function rejectReport(prisma: PrismaClient, input: RejectInput): Pr
   return moderate(prisma, {
     action: 'reject',
     reportId: input.reportId,
+    revision: input.revision,
     actorId: input.actorId,
     from: 'PENDING',
     to: 'REJECTED',
@@ -190,6 +273,7 @@ export async function withdrawReport(prisma: PrismaClient, input: WithdrawInput)
   return moderate(prisma, {
     action: 'withdraw',
     reportId: input.reportId,
+    revision: input.revision,
     actorId: input.actorId,
     from: 'APPROVED',
     to: input.to,
@@ -203,8 +287,14 @@ export async function withdrawReport(prisma: PrismaClient, input: WithdrawInput)
 /** Most reports one bulk approval takes (one queue page holds fewer). */
 export const BULK_APPROVE_MAX = 100;
 
+/** One selected report and the revision the moderator saw it at (required: a person decides). */
+export interface BulkSelection {
+  reportId: string;
+  revision: Date;
+}
+
 export interface BulkApproveInput {
-  reportIds: readonly string[];
+  reports: readonly BulkSelection[];
   actorId: string | null;
   feedback?: string;
   now: Date;
@@ -214,25 +304,34 @@ export interface BulkApproveResult {
   approved: string[];
   /** Moderated by someone else first (or no longer pending): left as they are. */
   alreadyModerated: Array<{ id: string; status: ReportStatus }>;
+  /** Still pending, but changed since the revision selected: left pending, to be reviewed again. */
+  changed: Array<{ id: string; revision: Date }>;
   notFound: string[];
 }
 
 /**
- * Approves each selected report, each in its own transaction (status, audit row, summary):
- * one that someone else moderated first is reported back and does not undo the others.
+ * Approves each selected report at the revision it was selected at, each in its own
+ * transaction (status, audit row, summary): one that someone else moderated first, or that its
+ * author changed since, is reported back and does not undo the others. A report selected twice
+ * counts once, at the first revision named.
  */
 export async function approveReports(prisma: PrismaClient, input: BulkApproveInput): Promise<BulkApproveResult> {
-  const ids = [...new Set(input.reportIds.map((id) => id.trim().toLowerCase()).filter(Boolean))];
-  if (ids.length === 0) throw new ModerationInputError('select at least one report');
-  if (ids.length > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
+  const selected = new Map<string, Date>();
+  for (const { reportId, revision } of input.reports) {
+    const id = reportId.trim().toLowerCase();
+    if (id && !selected.has(id)) selected.set(id, revision);
+  }
+  if (selected.size === 0) throw new ModerationInputError('select at least one report');
+  if (selected.size > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
   const feedback = optionalText(input.feedback, 'feedback') ?? undefined;
-  const result: BulkApproveResult = { approved: [], alreadyModerated: [], notFound: [] };
-  for (const reportId of ids) {
+  const result: BulkApproveResult = { approved: [], alreadyModerated: [], changed: [], notFound: [] };
+  for (const [reportId, revision] of selected) {
     try {
-      await approveReport(prisma, { reportId, actorId: input.actorId, feedback, now: input.now });
+      await approveReport(prisma, { reportId, revision, actorId: input.actorId, feedback, now: input.now });
       result.approved.push(reportId);
     } catch (error) {
       if (error instanceof ModerationConflictError) result.alreadyModerated.push({ id: reportId, status: error.currentStatus });
+      else if (error instanceof ReportChangedError) result.changed.push({ id: reportId, revision: error.currentRevision });
       else if (error instanceof ReportNotFoundError) result.notFound.push(reportId);
       else throw error;
     }

@@ -52,12 +52,22 @@ export const staleVersion = (updatedAt: Date, note = '') =>
 export async function replaceOwnReport(
   deps: ReplacementDeps,
   submitter: Submitter,
-  input: { id: string; version: VersionCondition; versionNote?: string; body: ReportSubmission; statusAsRead?: string; now: Date },
+  input: {
+    id: string;
+    version: VersionCondition;
+    versionNote?: string;
+    /** A malformed precondition: refused once the report is known to exist. */
+    versionRefusal?: Refusal;
+    body: ReportSubmission;
+    statusAsRead?: string;
+    now: Date;
+  },
 ): Promise<ReplacementResult> {
   const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, submitter.accountId, input.id.toLowerCase()) : null;
   if (!existing || (submitter.channel === 'AGENT_KEY' && existing.agentId !== submitter.agentId)) {
     throw notFound(submitter.channel === 'AGENT_KEY' ? 'This account has no report with this id for this agent.' : 'This account has no report with this id.');
   }
+  if (input.versionRefusal) throw input.versionRefusal;
   // The merchant and agent of a report cannot change.
   const unchangeable = (['adId', 'agentId'] as const).filter((field) =>
     field === 'adId' ? input.body.adId !== existing.merchantId : input.body.agentId !== existing.agentId,

@@ -2,10 +2,10 @@
 // quoted (a strong entity tag). This module reads the If-Match header that names it (RFC 9110
 // 13.1.1): `*`, or a list of entity tags compared strongly, plus one leniency the spec itself
 // asks for: the bare updatedAt, unquoted, as read from a JSON body.
-import { invalidInput } from '../../errors.js';
+import { invalidInput, type Refusal } from '../../errors.js';
 
 /** The only form of a version that can ever match: a typo must never match by accident. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 /**
  * One entity tag (etagc: %x21 / %x23-7E / obs-text) and the comma or end after it; empty list
@@ -36,9 +36,14 @@ export function parseVersion(text: string): Date | null {
 }
 
 export interface IfMatch {
-  condition: Exclude<VersionCondition, null>;
+  condition: VersionCondition;
   /** Weak tags named (never matched: If-Match compares strongly). */
   weak: number;
+  /**
+   * The 400 naming the format, when the header is none of the forms above. Raised only once the
+   * report is known to exist (RFC 9110 13.2.1: a 404 comes before any precondition).
+   */
+  malformed?: Refusal;
 }
 
 const MALFORMED_DETAIL =
@@ -46,7 +51,7 @@ const MALFORMED_DETAIL =
 
 /**
  * Reads an If-Match header: undefined when it is absent or empty (the request names no version),
- * a 400 naming the format when it is not `*`, a list of entity tags or a bare updatedAt.
+ * `malformed` when it is not `*`, a list of entity tags or a bare updatedAt.
  */
 export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   const text = header?.trim();
@@ -60,7 +65,9 @@ export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   while (!LIST_END.test(text.slice(LIST_MEMBER.lastIndex))) {
     const start = LIST_MEMBER.lastIndex;
     const member = LIST_MEMBER.exec(text);
-    if (!member || LIST_MEMBER.lastIndex === start) throw invalidInput([{ parameter: 'If-Match', detail: MALFORMED_DETAIL }], 'header');
+    if (!member || LIST_MEMBER.lastIndex === start) {
+      return { condition: null, weak: 0, malformed: invalidInput([{ parameter: 'If-Match', detail: MALFORMED_DETAIL }], 'header') };
+    }
     if (member[1]) weak += 1;
     else {
       // A well-formed tag that is not a version is simply not the current one.
