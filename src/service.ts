@@ -47,11 +47,11 @@ export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG
  * pass's advisory lock; an instance that finds it taken skips that pass); stop() ends a run
  * between two batches.
  */
-function startUpkeep(database: Database, logger: Logger): { stop(): Promise<void> } {
+function startUpkeep(database: Database, logger: Logger, dataDir: string): { stop(): Promise<void> } {
   const shutdown = new AbortController();
   let upkeep: Promise<unknown> | undefined;
   const run = () => {
-    upkeep ??= runUpkeep(database, systemClock.now(), logger, shutdown.signal).finally(() => {
+    upkeep ??= runUpkeep(database, systemClock.now(), logger, { signal: shutdown.signal, dataDir }).finally(() => {
       upkeep = undefined;
     });
     return upkeep;
@@ -116,7 +116,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await database.close();
     throw error;
   }
-  const upkeep = startUpkeep(database, logger);
+  const upkeep = startUpkeep(database, logger, config.dataDir);
   let stopping: Promise<void> | undefined;
   return {
     server: http.server,
@@ -161,7 +161,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
  */
 async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
   const database = await openPrepared(config, logger);
-  const upkeep = startUpkeep(database, logger);
+  const upkeep = startUpkeep(database, logger, config.dataDir);
   let stopping = false;
   let restarts = 0;
   const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });

@@ -1,6 +1,6 @@
 // What a running service does for itself now and then: recompute the summaries whose recency
 // decay moved on, and delete what only grows (ended rate-limit windows, sign-in links past
-// their day of grace; connect-pg-simple prunes expired sessions itself every 15 minutes).
+// their day of grace, form screenshots no session refers to; connect-pg-simple prunes expired sessions itself every 15 minutes).
 // Every instance (and every cluster primary) schedules it, but a pass runs in one of them at a
 // time: the first to take UPKEEP_LOCK_KEY does the work, the others skip that pass.
 import type { Database } from './db/database.js';
@@ -8,6 +8,7 @@ import type { Logger } from './logger.js';
 import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
+import { sweepPending } from './modules/reports/pending-screenshots.js';
 
 /**
  * The session-level advisory lock (pg_try_advisory_lock) held for the length of one upkeep
@@ -34,7 +35,7 @@ export async function runUpkeep(
   database: Pick<Database, 'pool' | 'prisma'>,
   now: Date,
   logger: Logger,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; dataDir?: string } = {},
 ): Promise<UpkeepPass> {
   let holder;
   try {
@@ -51,7 +52,7 @@ export async function runUpkeep(
       return { ran: false };
     }
     try {
-      return { ran: true, summaries: await upkeepSteps(database, now, logger, signal) };
+      return { ran: true, summaries: await upkeepSteps(database, now, logger, options) };
     } finally {
       // Ending the session releases the lock too, should the unlock itself fail.
       await holder.query('SELECT pg_advisory_unlock($1)', [UPKEEP_LOCK_KEY]).catch(() => {
@@ -67,7 +68,12 @@ export async function runUpkeep(
   }
 }
 
-async function upkeepSteps(database: Pick<Database, 'pool' | 'prisma'>, now: Date, logger: Logger, signal?: AbortSignal): Promise<number> {
+async function upkeepSteps(
+  database: Pick<Database, 'pool' | 'prisma'>,
+  now: Date,
+  logger: Logger,
+  { signal, dataDir }: { signal?: AbortSignal; dataDir?: string },
+): Promise<number> {
   let refreshed = 0;
   try {
     refreshed = await refreshStaleSummaries(database.prisma, now, { signal });
@@ -77,5 +83,8 @@ async function upkeepSteps(database: Pick<Database, 'pool' | 'prisma'>, now: Dat
   }
   await pruneRateLimitCounters(database.pool, now).catch((error: unknown) => logger.error({ err: error }, 'rate-limit pruning failed'));
   await purgeExpiredSignInTokens(database.prisma, now).catch((error: unknown) => logger.error({ err: error }, 'sign-in link pruning failed'));
+  // Screenshots of form drafts no live session refers to (signed out, expired) go even when
+  // nobody opens the form, which sweeps too.
+  if (dataDir) await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => logger.error({ err: error }, 'pending screenshot sweep failed'));
   return refreshed;
 }

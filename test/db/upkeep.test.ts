@@ -1,6 +1,8 @@
 // What only grows is pruned by the upkeep: ended rate-limit windows and sign-in links a day
 // past their expiry (expired sessions are connect-pg-simple's own pruning). Every instance
 // schedules the upkeep; a pass runs in one of them at a time (its advisory lock).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, createPrismaClient, type PrismaClient } from '../../src/db/client.js';
@@ -10,6 +12,8 @@ import { recomputeAllSummaries, refreshStaleSummaries } from '../../src/modules/
 import { runUpkeep, UPKEEP_LOCK_KEY, type UpkeepPass } from '../../src/upkeep.js';
 import { summaryMismatches } from '../setup/consistency.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { scratchDataDir } from '../setup/app.js';
+import { pendingFiles, PNG } from '../setup/pending-store.js';
 
 describe('upkeep', () => {
   let db: TestDatabase;
@@ -37,6 +41,17 @@ describe('upkeep', () => {
     expect(keys).toEqual(['public:current']);
     const tokens = (await db.pool.query<{ token_hash: string }>('SELECT token_hash FROM sign_in_tokens ORDER BY token_hash')).rows.map((r) => r.token_hash);
     expect(tokens).toEqual(['live', 'recent']);
+  });
+
+  it('deletes form screenshots no session refers to, even when nobody opens the form', async () => {
+    const dataDir = scratchDataDir('upkeep-');
+    const account = await db.prisma.account.create({ data: { email: 'upkeep-drafts@example.org' } });
+    const folder = path.join(dataDir, 'evidence-pending', account.id);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, 'left-behind.png'), PNG);
+    expect(pendingFiles(dataDir)).toHaveLength(1);
+    await runUpkeep(db, new Date('2026-11-22T12:00:00Z'), createLogger('silent'), { dataDir });
+    expect(pendingFiles(dataDir)).toHaveLength(0);
   });
 });
 

@@ -8,6 +8,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
 import { Refusal } from '../../errors.js';
 import { redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors, type FormValues } from '../../forms.js';
+import { redirectToSignIn } from '../../http/middleware/auth.js';
 import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../http/problem.js';
 import {
   FAILURE_REASONS,
@@ -31,7 +32,20 @@ import {
   type StoredScreenshot,
 } from '../evidence/screenshots.js';
 import { formErrorsOf, MESSAGES, serviceFieldMessage, summaryItems, type SummaryItem } from './form-messages.js';
-import { adoptPending, discardPending, displayName, pendingOf, setPending, storePending, type PendingScreenshot } from './pending-screenshots.js';
+import {
+  adoptPending,
+  discardPending,
+  displayName,
+  DraftLockTimeout,
+  existingPending,
+  pendingOf,
+  setPending,
+  storeDraft,
+  sweepPendingNowAndThen,
+  withDraftLock,
+  type PendingLimits,
+  type PendingScreenshot,
+} from './pending-screenshots.js';
 import { replaceOwnReport } from './replacement.service.js';
 import { MERCHANT_CHOICES, merchantChoices, ownReport, ownScreenshotFile, type OwnReportDetail } from './report-form.repository.js';
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
@@ -41,6 +55,8 @@ export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
   clock: Clock;
   dataDir: string;
+  /** Bounds of the pending-screenshot store (default PENDING_LIMITS). */
+  pendingLimits?: PendingLimits;
 }
 
 /** Moderation states as the author reads them. */
@@ -239,17 +255,64 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     });
   }
 
+  /** The session as stored now (another request of this person may have changed it since this one began); false when it ended meanwhile. */
+  const reloadSession = (req: Request) =>
+    new Promise<boolean>((resolve, reject) =>
+      req.session.reload((error?: unknown) => {
+        if (!error) resolve(true);
+        else if (error instanceof Error && error.message === 'failed to load session') resolve(false);
+        else reject(error);
+      }),
+    );
+  const saveSession = (req: Request) => new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+
+  /**
+   * Runs `work` as the only change to the account's drafts, on the session as stored now; `work`
+   * saves the session before it returns, so the next request of this person reads what it left
+   * (express-session then has nothing left to save: no later save of a stale draft). Null when
+   * the session ended meanwhile.
+   */
+  async function withDraft<T>(req: Request, accountId: string, work: () => Promise<T>): Promise<T | null> {
+    try {
+      return await withDraftLock(deps.dataDir, accountId, async () => ((await reloadSession(req)) ? work() : null));
+    } catch (error) {
+      if (!(error instanceof DraftLockTimeout)) throw error;
+      throw new HttpProblem({
+        status: 503,
+        code: 'service-unavailable',
+        title: 'Try again in a moment',
+        detail: 'Another form of yours is still being sent. Go back, and send this one again in a moment.',
+        headers: { 'Retry-After': '5' },
+      });
+    }
+  }
+
+  /** Drafts of sessions that ended, now and then (the sweep is cheap, and bounded to once a minute). */
+  const sweepNowAndThen = (req: Request) =>
+    sweepPendingNowAndThen(deps.prisma, deps.dataDir, deps.clock.now()).catch((error: unknown) =>
+      req.log?.warn({ err: error }, 'sweeping pending screenshots failed'),
+    );
+
   /** GET /reports/new: a fresh form (a draft's screenshots are dropped), or a search from a link. */
   const form: RequestHandler = async (req, res) => {
     const values: FormValues = {};
     for (const key of ['adId', 'agentId', 'q'] as const) if (typeof req.query[key] === 'string') values[key] = req.query[key];
-    const stale = req.session.pendingScreenshots ?? [];
-    if (stale.length > 0) {
-      setPending(req.session, []);
-      await discardPending(deps.dataDir, stale);
+    await sweepNowAndThen(req);
+    if ((req.session.pendingScreenshots ?? []).length > 0) {
+      await withDraft(req, res.locals.account!.id, async () => {
+        const stale = req.session.pendingScreenshots ?? [];
+        if (stale.length === 0) return;
+        setPending(req.session, []);
+        await saveSession(req);
+        await discardPending(deps.dataDir, stale);
+      });
     }
     await renderForm(res, 200, { mode: 'new', values, searched: Boolean(values.q?.trim()) });
   };
+
+  type Outcome =
+    | { kind: 'form'; status: number; errors: FieldErrors; links: SummaryItem['links']; pending: PendingScreenshot[] }
+    | { kind: 'saved'; location: string };
 
   /** POST /reports/new: a search (the Find button, and Enter without JavaScript) or the submission. */
   const submit: RequestHandler = async (req, res) => {
@@ -257,69 +320,86 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     const now = deps.clock.now();
     const values = postedValues(req.body);
     const searching = values.find !== undefined;
-
-    // Screenshots: those kept from earlier round trips, and the new uploads.
-    const earlier = pendingOf(req.session, now);
-    const kept = earlier.filter((p) => values[`keep_${p.id}`] === 'on');
-    await discardPending(deps.dataDir, earlier.filter((p) => !kept.includes(p)));
-    const errors: FieldErrors = {};
     const uploadError = res.locals.uploadError as string | undefined;
     const files = ((req.files as Record<string, Express.Multer.File[]> | undefined)?.screenshots ?? []).filter((f) => f.size > 0);
-    const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, kept.length);
-    if (uploads.error) errors.screenshots = uploads.error;
+    await sweepNowAndThen(req);
 
-    /** Back to the form with every answer, the new acceptable screenshots kept as pending. */
-    const again = async (status: number, more: FieldErrors = {}, links: SummaryItem['links'] = []) => {
-      const added = await storePending(deps.dataDir, uploads.accepted, now);
-      const pending = [...kept, ...added];
-      setPending(req.session, pending);
-      await renderForm(res, status, { mode: 'new', values, errors: { ...errors, ...more }, links, searched: searching, pending });
-    };
+    const outcome = await withDraft(req, account.id, async (): Promise<Outcome> => {
+      // Screenshots: those kept from earlier round trips (still there: another draft of the
+      // account may have made room), and the new uploads. Those not kept go at once.
+      const earlier = await existingPending(deps.dataDir, pendingOf(req.session, now));
+      const kept = earlier.filter((p) => values[`keep_${p.id}`] === 'on');
+      await discardPending(deps.dataDir, (req.session.pendingScreenshots ?? []).filter((p) => !kept.includes(p)));
+      const errors: FieldErrors = {};
+      const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, kept.length);
+      if (uploads.error) errors.screenshots = uploads.error;
+      const lost = Object.keys(values).filter((name) => name.startsWith('keep_') && values[name] === 'on' && !kept.some((p) => `keep_${p.id}` === name));
 
-    if (account.suspended) return again(403, { form: 'This account is suspended and cannot contribute.' });
-    if (searching) return again(200);
+      /** Back to the form with every answer, the new acceptable screenshots kept as pending (within the store's bounds). */
+      const again = async (status: number, more: FieldErrors = {}, links: SummaryItem['links'] = []): Promise<Outcome> => {
+        const draft = await storeDraft({ dataDir: deps.dataDir, accountId: account.id, keep: kept, add: uploads.accepted, now, limits: deps.pendingLimits });
+        if (draft.refused) errors.screenshots ??= draft.refused;
+        if (lost.length > 0) {
+          const [what, pronoun] = lost.length === 1 ? ['A screenshot you kept is', 'it'] : [`${lost.length} screenshots you kept are`, 'them'];
+          errors.screenshots ??= `${what} no longer attached: kept screenshots wait at most a day, and only for the form you sent last (from this or another browser). Attach ${pronoun} again.`;
+        }
+        const pending = [...kept, ...draft.added];
+        setPending(req.session, pending);
+        await saveSession(req);
+        return { kind: 'form', status, errors: { ...errors, ...more }, links, pending };
+      };
 
-    const parsed = reportSubmission.safeParse(bodyFromForm(values));
-    if (!parsed.success) Object.assign(errors, { ...formErrorsOf(parsed.error, values), ...errors });
-    Object.assign(errors, { ...extraChecks(values, now), ...errors });
-    if (!parsed.success || Object.keys(errors).length > 0) return again(400);
+      if (account.suspended) return again(403, { form: 'This account is suspended and cannot contribute.' });
+      if (searching) return again(200);
 
-    // Files written or moved for the report, undone when it is not written.
-    const written: { stored: StoredScreenshot[]; adopted: Awaited<ReturnType<typeof adoptPending>> | null } = { stored: [], adopted: null };
-    const undoFiles = async () => {
-      await written.adopted?.undo();
-      await discardScreenshots(written.stored);
-    };
-    try {
-      const result = await submitReport(deps, parsed.data, { channel: 'BROWSER', accountId: account.id }, now, async (tx, report) => {
-        written.adopted = await adoptPending(deps.dataDir, kept);
-        written.stored = await storeScreenshots(deps.dataDir, uploads.accepted);
-        await insertScreenshots(tx, report.id, [...written.adopted.stored, ...written.stored]);
-      });
-      if (result.kind === 'created') {
-        appendRateLimitHeaders(res, result.usage);
-        setPageFlash(req.session, 'Thank you: your report is sent. A moderator checks it before it appears in the directory; this page shows its status.');
-      } else {
-        // An identical report exists: nothing was written, and screenshots go only with a new report.
+      const parsed = reportSubmission.safeParse(bodyFromForm(values));
+      if (!parsed.success) Object.assign(errors, { ...formErrorsOf(parsed.error, values), ...errors });
+      Object.assign(errors, { ...extraChecks(values, now), ...errors });
+      if (!parsed.success || Object.keys(errors).length > 0) return again(400);
+
+      // Files written or moved for the report, undone when it is not written.
+      const written: { stored: StoredScreenshot[]; adopted: Awaited<ReturnType<typeof adoptPending>> | null } = { stored: [], adopted: null };
+      const undoFiles = async () => {
+        await written.adopted?.undo();
+        await discardScreenshots(written.stored);
+      };
+      try {
+        const result = await submitReport(deps, parsed.data, { channel: 'BROWSER', accountId: account.id }, now, async (tx, report) => {
+          written.adopted = await adoptPending(deps.dataDir, kept);
+          written.stored = await storeScreenshots(deps.dataDir, uploads.accepted);
+          await insertScreenshots(tx, report.id, [...written.adopted.stored, ...written.stored]);
+        });
+        if (result.kind === 'created') {
+          appendRateLimitHeaders(res, result.usage);
+          setPageFlash(req.session, 'Thank you: your report is sent. A moderator checks it before it appears in the directory; this page shows its status.');
+        } else {
+          // An identical report exists: nothing was written, and screenshots go only with a new report.
+          await undoFiles();
+          await discardPending(deps.dataDir, kept);
+          const attached = kept.length + uploads.accepted.length > 0;
+          setPageFlash(
+            req.session,
+            `You had already sent exactly this report: nothing changed, and it keeps its status.${attached ? ' The screenshots you attached now were not added.' : ''}`,
+          );
+        }
+        setPending(req.session, []);
+        // Saved before the redirect: the review page reads the message (forms.ts, redirectWhenSaved).
+        await saveSession(req);
+        return { kind: 'saved', location: reviewPath(result.report.id) };
+      } catch (error) {
         await undoFiles();
-        await discardPending(deps.dataDir, kept);
-        const attached = kept.length + uploads.accepted.length > 0;
-        setPageFlash(
-          req.session,
-          `You had already sent exactly this report: nothing changed, and it keeps its status.${attached ? ' The screenshots you attached now were not added.' : ''}`,
-        );
+        // A refusal (a duplicate, a quota, a target that went away) goes back to the form.
+        if (!(error instanceof Refusal)) throw error;
+        const problem = problemOf(error);
+        for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+        const { errors: more, links } = refusalErrors(error, { editing: false });
+        return again(problem.status, more, links);
       }
-      setPending(req.session, []);
-      await redirectWhenSaved(req, res, reviewPath(result.report.id));
-    } catch (error) {
-      await undoFiles();
-      // A refusal (a duplicate, a quota, a target that went away) goes back to the form.
-      if (!(error instanceof Refusal)) throw error;
-      const problem = problemOf(error);
-      for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
-      const { errors: more, links } = refusalErrors(error, { editing: false });
-      await again(problem.status, more, links);
-    }
+    });
+
+    if (!outcome) return redirectToSignIn(res, req.originalUrl);
+    if (outcome.kind === 'saved') return res.redirect(303, outcome.location);
+    await renderForm(res, outcome.status, { mode: 'new', values, errors: outcome.errors, links: outcome.links, searched: searching, pending: outcome.pending });
   };
 
   async function ownOr404(req: Request<{ id: string }>, res: Response): Promise<OwnReportDetail> {
