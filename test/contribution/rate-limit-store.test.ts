@@ -114,6 +114,80 @@ describe('SyncedRateLimitStore (a per-process first line synced in batches)', ()
     expect(store.hit('d')).toMatchObject({ totalHits: 1, resetTime: new Date('2026-11-22T12:02:00.000Z') });
   });
 
+  it('drops the counters of an ended window at the first look after it, not only when the same key returns', async () => {
+    clock.set('2026-11-22T13:00:00.000Z');
+    const store = storeOf({ flushAt: 1_000 });
+    for (let i = 0; i < 500; i++) store.hit(`ended-${i}`);
+    expect(store.size).toBe(500);
+    clock.set('2026-11-22T13:01:00.000Z');
+    store.hit('next-window');
+    expect(store.size).toBe(1);
+    expect(store.count('ended-0')).toBeUndefined();
+  });
+
+  it('sends only the counts that changed since the last sync, not the whole map', async () => {
+    clock.set('2026-11-22T13:10:00.000Z');
+    const sent: string[][] = [];
+    const recording = {
+      query: (text: string, params: unknown[]) => {
+        if (text.startsWith('INSERT')) sent.push([...(params[0] as string[])].sort());
+        return db.pool.query(text, params);
+      },
+    } as unknown as typeof db.pool;
+    const store = new SyncedRateLimitStore(recording, clock, 'synced', { syncMs: 60_000, flushAt: 1_000 });
+    store.init({ windowMs: 60_000, limit: 100 } as Parameters<typeof store.init>[0]);
+    for (let i = 0; i < 1_000; i++) store.hit(`idle-${i}`);
+    await store.sync();
+    expect(sent.at(-1)).toHaveLength(1_000);
+    store.hit('idle-7');
+    store.hit('new');
+    store.hit('new');
+    expect(store.size).toBe(1_001);
+    expect(store.queued).toBe(2);
+    await store.sync();
+    expect(sent.at(-1)).toEqual(['synced:idle-7', 'synced:new']);
+    expect(store.queued).toBe(0);
+    expect(await stored('new')).toMatchObject({ hits: 2 });
+    // Nothing changed: nothing is sent.
+    await store.sync();
+    expect(sent).toHaveLength(2);
+  });
+
+  it('holds at most maxKeys counters however many keys it sees, and counts a key it forgot from PostgreSQL when it returns', async () => {
+    clock.set('2026-11-22T13:20:00.000Z');
+    const limit = 5;
+    const store = storeOf({ flushAt: 1_000, maxKeys: 10 }, limit);
+    for (let i = 0; i < limit; i++) expect(store.hit('returning').totalHits).toBeLessThanOrEqual(limit);
+    for (let i = 0; i < 10_000; i++) {
+      store.hit(`flood-${i}`);
+      expect(store.size).toBeLessThanOrEqual(10);
+      if (i % 100 === 99) await store.flush();
+    }
+    await store.flush();
+    expect(store.count('returning')).toBeUndefined();
+    expect(await stored('returning')).toMatchObject({ hits: limit });
+    expect(await stored('flood-0')).toMatchObject({ hits: 1 });
+    // Its first hit back cannot know the total yet (the one-round-trip excess), and syncs at once...
+    expect(store.hit('returning').totalHits).toBe(1);
+    await store.flush();
+    // ...after which it is counted from PostgreSQL's total.
+    expect(store.hit('returning').totalHits).toBe(limit + 2);
+    expect(store.count('returning')?.totalHits).toBe(limit + 2);
+  });
+
+  it('keeps the queue bounded too when the database never answers', async () => {
+    clock.set('2026-11-22T13:30:00.000Z');
+    const stalled = { query: () => new Promise(() => undefined) } as unknown as typeof db.pool;
+    const store = new SyncedRateLimitStore(stalled, clock, 'synced', { syncMs: 60_000, flushAt: 1, maxKeys: 100 });
+    store.init({ windowMs: 60_000, limit: 3 } as Parameters<typeof store.init>[0]);
+    for (let i = 0; i < 10_000; i++) store.hit(`stalled-${i}`);
+    expect(store.size).toBeLessThanOrEqual(100);
+    expect(store.queued).toBeLessThanOrEqual(50);
+    // A key it holds is still limited in this process alone.
+    for (let i = 0; i < 3; i++) store.hit('held');
+    expect(store.hit('held').totalHits).toBe(4);
+  });
+
   it('keeps counting in memory when the database does not answer, and sends the counts later', async () => {
     const errors: unknown[] = [];
     const broken = { query: () => Promise.reject(new Error('connection refused')) } as unknown as typeof db.pool;

@@ -5,16 +5,18 @@ import { rateLimit, type Options, type RateLimitInfo } from 'express-rate-limit'
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { LimitUsage } from '../../errors.js';
+import { addressKey } from '../../modules/limits/address-key.js';
 import { partitionKey, PostgresRateLimitStore, SyncedRateLimitStore } from '../../modules/limits/counters.js';
 import { appendRateLimitHeaders, sendProblem } from '../problem.js';
 
 /**
- * The trusted client address (Express's req.ip). With TRUST_PROXY off that is the socket's
- * address, read directly: req.ip parses X-Forwarded-For only to ignore it, a measurable part of
- * a cached read.
+ * The trusted client address (Express's req.ip) as every per-address limit counts it: an IPv4
+ * address, or an IPv6 address's /64 (modules/limits/address-key.ts). Every limiter keyed by
+ * address uses this one function. With TRUST_PROXY off the address is the socket's, read
+ * directly: req.ip parses X-Forwarded-For only to ignore it, a measurable part of a cached read.
  */
 export const clientAddress = (req: Request): string =>
-  (req.app.get('trust proxy') === false ? req.socket.remoteAddress : req.ip) ?? 'unknown';
+  addressKey((req.app.get('trust proxy') === false ? req.socket.remoteAddress : req.ip) ?? 'unknown');
 
 export interface LimitOptions {
   pool: pg.Pool;
@@ -55,6 +57,8 @@ function limitedProblem(res: Response, options: LimitOptions, retryAfter: number
 export type SyncedLimiter = RequestHandler & {
   /** Counts this request (once, however often asked) and sets its headers; true when allowed. */
   decide(req: Request, res: Response): boolean;
+  /** Its per-process counters (their size, and their sync). */
+  readonly store: SyncedRateLimitStore;
 };
 
 /**
@@ -97,7 +101,7 @@ function syncedLimiter(options: LimitOptions): SyncedLimiter {
     if (options.onLimited) options.onLimited(req, res, retryAfter);
     else limitedProblem(res, options, retryAfter);
   };
-  return Object.assign(middleware, { decide: (req: Request, res: Response) => refusal(req, res) === 0 });
+  return Object.assign(middleware, { decide: (req: Request, res: Response) => refusal(req, res) === 0, store });
 }
 
 /** A limiter over the shared PostgreSQL counters, with the IETF headers (draft-8). */

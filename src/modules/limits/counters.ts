@@ -64,8 +64,7 @@ export class PostgresRateLimitStore implements Store {
 }
 
 interface LocalCounter {
-  /** Start of the counter's window (ms since the epoch, a multiple of windowMs). */
-  window: number;
+  readonly key: string;
   /** Hits counted here and not yet sent. */
   unsent: number;
   /** Hits being sent now. */
@@ -73,7 +72,14 @@ interface LocalCounter {
   /** The shared total (every process's hits, ours included) at the last sync. */
   shared: number;
   /** The partition key of the RateLimit headers, hashed once per key and window. */
-  partition: string;
+  readonly partition: string;
+  /** In the queue of the next sync. */
+  queued: boolean;
+  /**
+   * Made after this window forgot counters: PostgreSQL may hold hits of this key that this
+   * process no longer knows, so its hits sync at once until one sync has answered.
+   */
+  unknown: boolean;
 }
 
 /** The `pk` of draft-8 RateLimit headers, as express-rate-limit computes it. */
@@ -85,21 +91,42 @@ export interface SyncOptions {
   syncMs?: number;
   /** Hits of one key that trigger a sync at once (default a tenth of the limit, at least 1). */
   flushAt?: number;
+  /** Most keys held in memory in one window (default 20,000); half as many may be queued for a sync. */
+  maxKeys?: number;
   onError?: (error: unknown) => void;
 }
 
+/** Keys one synced store holds at most by default (see the memory paragraph below). */
+export const DEFAULT_MAX_KEYS = 20_000;
+
 /**
  * A per-process first line over the shared counters. Each process counts in memory and, at
- * most `syncMs` after a hit (at once when one key has `flushAt` unsent hits), adds all its
- * unsent counts in one statement and reads back the shared totals. Windows are aligned to
- * multiples of windowMs, so every process agrees on them without asking.
+ * most `syncMs` after a hit (at once when one key has `flushAt` unsent hits), adds the counts
+ * that changed since the last sync in one statement and reads back their shared totals. Windows
+ * are aligned to multiples of windowMs, so every process agrees on them without asking, and
+ * all of a store's counters end together: the first look after a window ends drops them all.
+ *
+ * Memory: at most `maxKeys` counters are held, in two generations of maxKeys / 2 (the current
+ * one, and the one before, whose keys move back to the current one when seen again); when the
+ * current one is full the older one is forgotten, so a key is forgotten only after maxKeys / 2
+ * keys were first seen since its last hit. At most maxKeys / 2 counters wait in the queue for
+ * the next sync and as many are being sent: with forgotten ones, at most 2 x maxKeys counters
+ * (~210 bytes each) whatever the number of distinct keys.
  *
  * Error bound: a process knows the other processes' hits up to its last sync, and never counts
  * fewer than its own. With P processes, a client spreading requests over all of them gets at
  * most limit + (P - 1) x (flushAt + the hits one process takes during one sync round trip)
- * through in a window, and with one process the count is exact. When the database does not
- * answer, counts stay in memory (each process still enforces the limit alone) and are sent
- * with the next sync that succeeds.
+ * through in a window, and with one process the count is exact while it holds the key. A key
+ * it forgot had its hits queued for PostgreSQL; when it comes back its first hit syncs at once
+ * and it is counted from PostgreSQL's total when that sync answers, so each return lets through
+ * at most the hits it makes until then (one or two round trips). When the database does not
+ * answer, or falls so far behind that the queue is full, counts wait in memory and are sent by
+ * a later sync (each process still enforces the limit alone for the keys it holds); the hits of
+ * a key forgotten before they could be queued are lost, and a key that returns then is counted
+ * from its local count until a sync takes it, so it may get up to a whole budget more. Either
+ * way being forgotten takes maxKeys / 2 new keys, each with a budget of its own: a client gains
+ * at most one budget per maxKeys / 2 new addresses it brings. The unsent hits of a window that
+ * ended are dropped with it.
  */
 export class SyncedRateLimitStore implements Store {
   readonly localKeys = false;
@@ -107,10 +134,21 @@ export class SyncedRateLimitStore implements Store {
   private windowMs = 60_000;
   private flushAt: number;
   private readonly syncMs: number;
-  private readonly counters = new Map<string, LocalCounter>();
+  private readonly generationSize: number;
+  private readonly maxQueued: number;
+  /** Start of the window the counters are in (ms since the epoch, a multiple of windowMs). */
+  private window = Number.NaN;
+  private current = new Map<string, LocalCounter>();
+  private previous = new Map<string, LocalCounter>();
+  /** This window forgot counters, so a new one may have hits this process no longer knows. */
+  private forgot = false;
+  /** The counters whose counts changed since the last sync: all a sync looks at. */
+  private readonly queue = new Set<LocalCounter>();
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
   private again = false;
+  /** The last sync failed: hits wait for the timer rather than retrying at once. */
+  private failing = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -121,6 +159,9 @@ export class SyncedRateLimitStore implements Store {
     this.prefix = `${prefix}:`;
     this.syncMs = options.syncMs ?? 1_000;
     this.flushAt = options.flushAt ?? 1;
+    const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    this.generationSize = Math.max(1, Math.floor(maxKeys / 2));
+    this.maxQueued = this.generationSize;
   }
 
   init(options: Options): void {
@@ -130,26 +171,63 @@ export class SyncedRateLimitStore implements Store {
     }
   }
 
-  private counter(key: string, create: boolean): LocalCounter | undefined {
+  /** Moves to the window the clock is in; a new one starts with no counters and nothing queued. */
+  private toCurrentWindow(): void {
     const window = Math.floor(this.clock.now().getTime() / this.windowMs) * this.windowMs;
-    let counter = this.counters.get(key);
-    if (counter && counter.window !== window) {
-      // Hits of an ended window that were never sent no longer matter.
-      this.counters.delete(key);
-      counter = undefined;
+    if (window === this.window) return;
+    // Hits of an ended window that were never sent no longer matter.
+    this.window = window;
+    this.current = new Map();
+    this.previous = new Map();
+    this.queue.clear();
+    this.forgot = false;
+  }
+
+  private find(key: string): LocalCounter | undefined {
+    this.toCurrentWindow();
+    return this.current.get(key) ?? this.previous.get(key);
+  }
+
+  private counter(key: string): LocalCounter {
+    this.toCurrentWindow();
+    let counter = this.current.get(key);
+    if (counter) return counter;
+    counter = this.previous.get(key);
+    if (counter) this.previous.delete(key);
+    else counter = { key, unsent: 0, sending: 0, shared: 0, partition: partitionKey(key), queued: false, unknown: this.forgot };
+    if (this.current.size >= this.generationSize) {
+      if (this.previous.size > 0) this.forgot = true;
+      this.previous = this.current;
+      this.current = new Map();
     }
-    if (!counter && create) {
-      counter = { window, unsent: 0, sending: 0, shared: 0, partition: partitionKey(key) };
-      this.counters.set(key, counter);
-    }
+    this.current.set(key, counter);
     return counter;
   }
 
-  private info(counter: LocalCounter): ClientRateLimitInfo {
+  private enqueue(counter: LocalCounter): void {
+    // A full queue means PostgreSQL is behind: the counter's hits wait here until there is room.
+    if (counter.queued || this.queue.size >= this.maxQueued) return;
+    counter.queued = true;
+    this.queue.add(counter);
+  }
+
+  private info(counter: LocalCounter): ClientRateLimitInfo & { resetTime: Date } {
     return {
       totalHits: Math.max(0, counter.shared + counter.sending + counter.unsent),
-      resetTime: new Date(counter.window + this.windowMs),
+      resetTime: new Date(this.window + this.windowMs),
     };
+  }
+
+  /** Counters held in memory now (those of an ended window are dropped at the first look after it). */
+  get size(): number {
+    this.toCurrentWindow();
+    return this.current.size + this.previous.size;
+  }
+
+  /** Counters queued for the next sync: what it will send. */
+  get queued(): number {
+    this.toCurrentWindow();
+    return this.queue.size;
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
@@ -158,8 +236,8 @@ export class SyncedRateLimitStore implements Store {
 
   /** This window's count for `key` as this process knows it, at once (no I/O). */
   count(key: string): (ClientRateLimitInfo & { resetTime: Date }) | undefined {
-    const counter = this.counter(key, false);
-    return counter ? { ...this.info(counter), resetTime: new Date(counter.window + this.windowMs) } : undefined;
+    const counter = this.find(key);
+    return counter ? this.info(counter) : undefined;
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
@@ -168,26 +246,43 @@ export class SyncedRateLimitStore implements Store {
 
   /** Counts one hit, at once (no I/O); its partition key is in `partition`. */
   hit(key: string): ClientRateLimitInfo & { resetTime: Date; partition: string } {
-    const counter = this.counter(key, true)!;
+    const counter = this.counter(key);
     counter.unsent += 1;
-    if (counter.unsent >= this.flushAt) void this.sync();
+    this.enqueue(counter);
+    if ((counter.unsent >= this.flushAt || counter.unknown) && !this.failing) void this.sync();
     else this.timer ??= setTimeout(() => void this.sync(), this.syncMs).unref();
-    return { ...this.info(counter), resetTime: new Date(counter.window + this.windowMs), partition: counter.partition };
+    return {
+      totalHits: Math.max(0, counter.shared + counter.sending + counter.unsent),
+      resetTime: new Date(this.window + this.windowMs),
+      partition: counter.partition,
+    };
   }
 
   async decrement(key: string): Promise<void> {
-    const counter = this.counter(key, false);
+    const counter = this.find(key);
     if (!counter) return;
     counter.unsent -= 1;
+    this.enqueue(counter);
     this.timer ??= setTimeout(() => void this.sync(), this.syncMs).unref();
   }
 
   async resetKey(key: string): Promise<void> {
-    this.counters.delete(key);
+    const counter = this.find(key);
+    if (counter) counter.unsent = 0;
+    this.current.delete(key);
+    this.previous.delete(key);
     await this.pool.query('DELETE FROM rate_limit_counters WHERE key = $1', [this.prefix + key]);
   }
 
-  /** Sends every unsent count and reads back the shared totals (one statement). */
+  /** Syncs until nothing is queued or a sync fails (shutting down, tests). */
+  async flush(): Promise<void> {
+    while (this.syncing || this.queued > 0) {
+      await this.sync();
+      if (this.failing) return;
+    }
+  }
+
+  /** Sends the counts that changed since the last sync and reads back their shared totals (one statement). */
   sync(): Promise<void> {
     if (this.syncing) {
       // One sync at a time: another one follows this one.
@@ -198,42 +293,53 @@ export class SyncedRateLimitStore implements Store {
     this.timer = undefined;
     // Shutting down: the last second's counts go with the process.
     if ((this.pool as pg.Pool & { ending?: boolean }).ending) return Promise.resolve();
-    const batch = [...this.counters].filter(([, c]) => c.unsent !== 0);
-    if (batch.length === 0) return Promise.resolve();
-    for (const [, c] of batch) {
-      c.sending = c.unsent;
-      c.unsent = 0;
+    this.toCurrentWindow();
+    const batch: LocalCounter[] = [];
+    for (const counter of this.queue) {
+      counter.queued = false;
+      if (counter.unsent === 0) continue;
+      counter.sending = counter.unsent;
+      counter.unsent = 0;
+      batch.push(counter);
     }
+    this.queue.clear();
+    if (batch.length === 0) return Promise.resolve();
+    const window = this.window;
+    const resetAt = new Date(window + this.windowMs);
     this.syncing = this.pool
-      .query<{ key: string; hits: number; reset_at: Date }>(
+      // The total comes back only when the row is in our window (it is null when another
+      // process, a clock ahead, already counts a later one).
+      .query<{ key: string; hits: number | null }>(
         `INSERT INTO rate_limit_counters AS c (key, hits, reset_at)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[])
+         SELECT key, hits, $3::timestamptz FROM unnest($1::text[], $2::int[]) AS u(key, hits)
          ON CONFLICT (key) DO UPDATE SET
            hits = CASE WHEN c.reset_at < EXCLUDED.reset_at THEN greatest(EXCLUDED.hits, 0)
                        WHEN c.reset_at = EXCLUDED.reset_at THEN greatest(c.hits + EXCLUDED.hits, 0)
                        ELSE c.hits END,
            reset_at = greatest(c.reset_at, EXCLUDED.reset_at)
-         RETURNING key, hits, reset_at`,
-        [
-          batch.map(([key]) => this.prefix + key),
-          batch.map(([, c]) => c.sending),
-          batch.map(([, c]) => new Date(c.window + this.windowMs)),
-        ],
+         RETURNING key, CASE WHEN c.reset_at = $3 THEN c.hits END AS hits`,
+        [batch.map((c) => this.prefix + c.key), batch.map((c) => c.sending), resetAt],
       )
       .then(
         ({ rows }) => {
-          const totals = new Map(rows.map((row) => [row.key, row]));
-          for (const [key, c] of batch) {
-            const row = totals.get(this.prefix + key);
-            if (row && row.reset_at.getTime() === c.window + this.windowMs) c.shared = row.hits;
+          this.failing = false;
+          const totals = new Map(rows.map((row) => [row.key, row.hits]));
+          for (const c of batch) {
+            const total = totals.get(this.prefix + c.key);
+            if (typeof total === 'number') c.shared = total;
             else c.shared += c.sending;
             c.sending = 0;
+            c.unknown = false;
           }
         },
         (error: unknown) => {
-          for (const [, c] of batch) {
+          this.failing = true;
+          // Counters of a window that ended meanwhile are forgotten with it.
+          const same = window === this.window;
+          for (const c of batch) {
             c.unsent += c.sending;
             c.sending = 0;
+            if (same) this.enqueue(c);
           }
           this.timer ??= setTimeout(() => void this.sync(), this.syncMs).unref();
           this.options.onError?.(error);
