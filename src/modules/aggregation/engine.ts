@@ -16,6 +16,7 @@ import {
 } from './constants.js';
 import { compareNewestFirst, iso, maxOrNull, observationsFor, type EvidenceReport, type Observation } from './observations.js';
 import { computeTaskCapability, type RecentObservation, type TaskAssessment } from './task-status.js';
+import { reachOf, type Reach } from './reach.js';
 
 export interface EvidenceReference {
   reportId: string;
@@ -61,6 +62,8 @@ export interface AgentSummary {
   latestEvidenceAt: string | null;
   evidence: EvidenceReference[];
   capabilities: Record<TaskKey, TaskCapability>;
+  /** How far the agent gets, where it stops and why (reach.ts); additive to the spec's fields. */
+  reach: Reach;
 }
 
 export interface SummaryOptions {
@@ -195,5 +198,6 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
     latestEvidenceAt,
     evidence,
     capabilities,
+    reach: reachOf(assessments, reports),
   };
 }

@@ -10,6 +10,7 @@ import {
   STAGES,
   TASK_COMPLETED_FROM_STAGE,
   TASKS,
+  type FailureReasonKey,
   type ObservationKind,
   type OutcomeKey,
   type StageKey,
@@ -29,6 +30,8 @@ export interface EvidenceReport {
   stage: StageKey | null;
   testedAt: Date | null;
   createdAt: Date;
+  /** The failure reason the report gave, if any: names why an agent stops (reach.ts). */
+  failureReason?: FailureReasonKey | null;
 }
 
 /** What one report says about one task. */

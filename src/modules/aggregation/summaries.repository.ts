@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from './public-evidence.js';
 import type { EvidenceReport } from './observations.js';
 import type { Facets } from './facets.js';
-import type { OutcomeKey, StageKey, TaskKey } from './constants.js';
+import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from './constants.js';
 import type { StatusChange, StatusSnapshot } from './status-changes.js';
 
 
@@ -17,6 +17,11 @@ export interface SummaryRow {
   reportCount: number;
   lastReportedAt: Date | null;
   facets: Facets;
+  /** The reach's ladder level (0-6) and confidence rank (0 low, 1 medium, 2 high), for filters and sort=reach. */
+  reachLevel: number;
+  reachConfidence: number;
+  /** "TASK:status" for every task: the task-status filter's GIN-indexed tokens. */
+  statusTokens: string[];
 }
 
 interface EvidenceRow {
@@ -27,6 +32,7 @@ interface EvidenceRow {
   outcome: OutcomeKey;
   capability_results: Partial<Record<TaskKey, OutcomeKey>>;
   stage: StageKey | null;
+  failure_reason: FailureReasonKey | null;
   tested_at: Date | null;
   created_at: Date;
 }
@@ -37,6 +43,7 @@ const toEvidence = (row: EvidenceRow): EvidenceReport => ({
   outcome: row.outcome,
   capabilityResults: row.capability_results ?? {},
   stage: row.stage,
+  failureReason: row.failure_reason,
   testedAt: row.tested_at,
   createdAt: row.created_at,
 });
@@ -53,7 +60,8 @@ export async function loadEvidence(
   if (pairs.length === 0) return grouped;
   const rows = await db.$queryRaw<EvidenceRow[]>`
     SELECT r.id, r.account_id, r.merchant_id, r.agent_id, r.outcome::text AS outcome,
-           r.capability_results, r.stage::text AS stage, r.tested_at, r.created_at
+           r.capability_results, r.stage::text AS stage,
+           r.failure_reason::text AS failure_reason, r.tested_at, r.created_at
       FROM ${PUBLIC_REPORTS}
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
@@ -93,13 +101,18 @@ export async function replaceSummaries(
       n: r.reportCount,
       l: r.lastReportedAt?.toISOString() ?? null,
       f: r.facets,
+      rl: r.reachLevel,
+      rc: r.reachConfidence,
+      t: r.statusTokens,
     })),
   );
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
-           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets, computed_at)
+           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets,
+            reach_level, reach_confidence, status_tokens, computed_at)
     SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int,
-           (e->>'l')::timestamptz, e->'f', ${computedAt}::timestamptz
+           (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
+           ARRAY(SELECT jsonb_array_elements_text(e->'t')), ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 

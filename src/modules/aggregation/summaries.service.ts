@@ -4,6 +4,8 @@
 import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
+import { CONFIDENCE_LEVELS, TASKS } from './constants.js';
+import { statusToken } from './reach.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
 import {
@@ -81,6 +83,9 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       // (the summary's dates are null while untested).
       lastReportedAt: new Date(Math.max(...reports.map((r) => r.createdAt.getTime()))),
       facets: reportFacets(reports),
+      reachLevel: summary.reach.level,
+      reachConfidence: CONFIDENCE_LEVELS.indexOf(summary.reach.confidence),
+      statusTokens: TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),
     });
   }
   await replaceSummaries(db, unique, rows, now);
