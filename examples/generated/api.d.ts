@@ -83,7 +83,7 @@ export interface paths {
         };
         /**
          * Search the merchant directory
-         * @description Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`. Unknown parameters are a 400, except cache busters and tracking parameters (`_`, `utm_*`, `fbclid`, `gclid`, …), which are ignored.
+         * @description Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`. reaches, task with taskStatus, minConfidence and sort=reach select and order by what the agent's summary says (its `reach` and `capabilities`) and need agent; a combination that breaks a rule is a 400 naming it. Unknown parameters are a 400, except cache busters and tracking parameters (`_`, `utm_*`, `fbclid`, `gclid`, …), which are ignored.
          */
         get: operations["searchMerchants"];
         put?: never;
@@ -336,6 +336,39 @@ export interface components {
                 UNSURE: number;
             }[];
         };
+        /** @description How far the agent gets at this merchant, where it stops and why (see /how-it-works). */
+        Reach: {
+            /** @description The furthest step of the ladder (ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE; LOGIN stands beside it) the agent is known to get through; null when none. */
+            task: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
+            /** @description That step's place on the ladder: 1 (ACCESS) to 6 (PURCHASE), 0 for none. What reaches= and sort=reach compare. */
+            level: number;
+            /** @description Where the agent stops: the first blocked or unsupported step; null when it does not. */
+            stop: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                status: "blocked" | "unsupported";
+                /** @description The failure reason most reported by the reports that saw this step fail. */
+                reason: components["schemas"]["FailureReason"] | null;
+            } | null;
+            /** @description Steps at or below the reach that only partly work. */
+            partial: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE")[];
+            /** @description The next step above the reach without a verdict (untested or unknown), when the agent does not stop. */
+            untestedNext: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
+            /** @description Tasks (of seven, LOGIN included) with at least one observation. */
+            tested: number;
+            /** @description The lowest confidence of the steps that set the reach and of the stop. */
+            confidence: components["schemas"]["Confidence"];
+            /** @description LOGIN's status: beside the ladder, it never caps the reach. */
+            login: components["schemas"]["CapabilityStatus"];
+            /** @description The reach in words, as every surface shows it (the summary's label too). */
+            label: string;
+            /**
+             * @description green: gets at least as far as CART at medium confidence or better; red: stops before it; amber: some way, or not sure; grey: nothing known.
+             * @enum {string}
+             */
+            tone: "green" | "amber" | "red" | "grey";
+        };
         AgentRef: {
             /** Format: uuid */
             id: string;
@@ -347,7 +380,9 @@ export interface components {
         };
         AgentSummary: {
             agent: components["schemas"]["AgentRef"];
+            /** @description How far the agent gets, in words (the same as reach.label). */
             label: string;
+            reach: components["schemas"]["Reach"];
             status: components["schemas"]["CapabilityStatus"];
             statusTask: components["schemas"]["Task"] | null;
             /** @enum {string} */
@@ -448,6 +483,7 @@ export interface components {
                 url: string;
             };
             label: string;
+            reach: components["schemas"]["Reach"];
             status: components["schemas"]["CapabilityStatus"];
             statusTask: components["schemas"]["Task"] | null;
             /** @enum {string} */
@@ -1414,8 +1450,16 @@ export interface operations {
                 days?: number;
                 /** @description Merchants with at least N approved reports (for the agent, when given). */
                 minReports?: number;
-                /** @description recent (newest report first), popular (most reports), name, rating (needs agent). Sponsored listings come first. */
-                sort?: "recent" | "popular" | "name" | "rating";
+                /** @description Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary `reach`: the furthest step of the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…). */
+                reaches?: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @description Needs an agent and taskStatus. Merchants where this task of the agent's summary (`capabilities.<task>.status`) has one of the statuses of taskStatus. */
+                task?: "ACCESS" | "SEARCH" | "DETAILS" | "LOGIN" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @description Needs an agent and task. Comma-separated statuses (supported, partial, blocked, unsupported, unknown, untested); the task's status must be one of them, e.g. task=CART&taskStatus=blocked,unsupported. */
+                taskStatus?: string;
+                /** @description Needs an agent. Merchants where the confidence of the agent's reach (`reach.confidence`) is at least this: low < medium < high. */
+                minConfidence?: "low" | "medium" | "high";
+                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
+                sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
                 /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";
@@ -1713,8 +1757,16 @@ export interface operations {
                 days?: number;
                 /** @description Merchants with at least N approved reports (for the agent, when given). */
                 minReports?: number;
-                /** @description recent (newest report first), popular (most reports), name, rating (needs agent). Sponsored listings come first. */
-                sort?: "recent" | "popular" | "name" | "rating";
+                /** @description Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary `reach`: the furthest step of the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…). */
+                reaches?: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @description Needs an agent and taskStatus. Merchants where this task of the agent's summary (`capabilities.<task>.status`) has one of the statuses of taskStatus. */
+                task?: "ACCESS" | "SEARCH" | "DETAILS" | "LOGIN" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @description Needs an agent and task. Comma-separated statuses (supported, partial, blocked, unsupported, unknown, untested); the task's status must be one of them, e.g. task=CART&taskStatus=blocked,unsupported. */
+                taskStatus?: string;
+                /** @description Needs an agent. Merchants where the confidence of the agent's reach (`reach.confidence`) is at least this: low < medium < high. */
+                minConfidence?: "low" | "medium" | "high";
+                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
+                sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
                 /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";

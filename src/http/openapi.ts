@@ -194,7 +194,7 @@ function paths(): Record<string, unknown> {
         operationId: 'searchMerchants',
         summary: 'Search the merchant directory',
         description:
-          'Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`. Unknown parameters are a 400, except cache busters and tracking parameters (`_`, `utm_*`, `fbclid`, `gclid`, …), which are ignored.',
+          'Sponsored listings come first within the matching results, then the chosen order. agent, outcome, stage and days together select merchants with one approved report meeting all of them. Only agents with published reports appear in `agents`. reaches, task with taskStatus, minConfidence and sort=reach select and order by what the agent\'s summary says (its `reach` and `capabilities`) and need agent; a combination that breaks a rule is a 400 naming it. Unknown parameters are a 400, except cache busters and tracking parameters (`_`, `utm_*`, `fbclid`, `gclid`, …), which are ignored.',
         parameters: queryParameters(merchantQuery),
         responses: { '200': merchantList('A page of merchants.') },
       }),

@@ -147,7 +147,14 @@ const searchMerchants: Tool = {
   title: 'Search merchants',
   description:
     'Search the directory of merchants (GET /api/v1/merchants, same filters and answer): q, category, agent, outcome, stage, region, days, ' +
-    'minReports, sort, page, view. 24 merchants a page; total says how many match. Sponsored listings come first. ' +
+    'minReports, reaches, task, taskStatus, minConfidence, sort, page, view. 24 merchants a page; total says how many match. ' +
+    "Each agent summary has a reach: how far that agent gets at the merchant on the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE " +
+    '(level 0-6), where it stops and why, and a confidence (low, medium, high); LOGIN is beside the ladder. With an agent: ' +
+    'reaches=CHECKOUT lists merchants where the agent gets at least that far; task=CART with taskStatus=blocked,unsupported lists those where ' +
+    'that task has one of those statuses (supported, partial, blocked, unsupported, unknown, untested); minConfidence=medium|high keeps reaches ' +
+    'at least that sure; sort=reach puts the furthest reach first, then the surest, then the newest report (sort=rating is an older score ' +
+    'of how reliably tasks work, not how far). These need agent, and task and taskStatus go together: otherwise a 400 names the rule. ' +
+    'Sponsored listings come first (sponsored true), then the chosen order. ' +
     'view "compact" answers status and confidence per agent and task only, a far smaller answer; prefer it unless you need evidence. ' +
     `Unknown filters and values are refused. ${DISCLAIMER_RULE}`,
   inputJsonSchema: jsonSchemaOf(merchantQuery),

@@ -126,7 +126,9 @@ describe('MCP endpoint', () => {
       expect(search.additionalProperties).toBe(false);
       expect(search.properties.page).toMatchObject({ type: 'integer', minimum: 1 });
       expect(search.properties.outcome!.enum).toEqual(['WORKS', 'PARTIAL', 'BLOCKED', 'DOES_NOT_WORK', 'UNSURE']);
-      expect(Object.keys(search.properties).sort()).toEqual(['agent', 'category', 'days', 'minReports', 'outcome', 'page', 'q', 'region', 'sort', 'stage', 'view']);
+      expect(Object.keys(search.properties).sort()).toEqual([
+        'agent', 'category', 'days', 'minConfidence', 'minReports', 'outcome', 'page', 'q', 'reaches', 'region', 'sort', 'stage', 'task', 'taskStatus', 'view',
+      ]);
       const submit = schema('submit_report');
       expect(submit.required).toEqual(['adId', 'agentId', 'privacy']);
       expect(submit.properties.privacy).toMatchObject({ const: true });

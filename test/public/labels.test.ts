@@ -1,8 +1,9 @@
-// Summary labels say no more than their confidence, in the API (full and compact views) and on
-// the pages alike: one report through checkout is "so far", never "reliably".
+// Summary labels lead with how far the agent gets and say no more than their confidence, in the
+// API (full, compact and agent-scoped views) and on the pages alike: one report through checkout
+// is "in few reports" and amber, never green.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scoreBandLabel, summaryLabel, type Confidence } from '../../src/modules/aggregation/constants.js';
+import type { Confidence } from '../../src/modules/aggregation/constants.js';
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
 
@@ -12,12 +13,13 @@ interface Summary {
   status: string;
   scoreBand: string;
   confidence: Confidence;
+  reach: { tone: string; [field: string]: unknown };
 }
 
 const THROUGH_CHECKOUT = { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'WORKS', CHECKOUT: 'WORKS' } as const;
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
-describe('summary labels by confidence', () => {
+describe('reach labels by confidence', () => {
   let t: TestApp;
   const shops: Record<Confidence, { slug: string }> = {} as never;
   let agentSlug = '';
@@ -48,52 +50,41 @@ describe('summary labels by confidence', () => {
     return (res.body.data.agents as Summary[]).find((a) => a.agent.slug === agentSlug)!;
   };
 
-  it('one approved report through checkout: a low-confidence label without "reliably" in the API', async () => {
+  it('one approved report through checkout: a hedged reach label, amber, in every view of the API', async () => {
     const summary = await summaryOf(shops.low.slug);
     expect(summary).toMatchObject({ status: 'supported', scoreBand: 'checkout', confidence: 'low' });
-    expect(summary.label).toBe('Supported; checkout worked so far');
-    expect(summary.label).not.toMatch(/reliabl/i);
+    expect(summary.label).toBe('Got through checkout in few reports; purchase not confirmed yet');
+    expect(summary.reach).toMatchObject({ task: 'CHECKOUT', level: 5, stop: null, untestedNext: 'PURCHASE', confidence: 'low', label: summary.label, tone: 'amber' });
 
     const compact = await request(t.app).get(`/api/v1/merchants?view=compact&q=${shops.low.slug}`).expect(200);
     const [merchant] = compact.body.data as Array<{ slug: string; agents: Summary[] }>;
     expect(merchant!.slug).toBe(shops.low.slug);
     const compactSummary = merchant!.agents.find((a) => a.agent.slug === agentSlug)!;
     expect(compactSummary.label).toBe(summary.label);
+    expect(compactSummary.reach).toEqual(summary.reach);
 
     const standard = await request(t.app).get(`/api/v1/merchants?q=${shops.low.slug}`).expect(200);
-    expect(standard.body.data[0].agents.find((a: Summary) => a.agent.slug === agentSlug).label).toBe(summary.label);
+    expect(standard.body.data[0].agents.find((a: Summary) => a.agent.slug === agentSlug).reach).toEqual(summary.reach);
+    const scoped = await request(t.app).get(`/api/v1/agents/${agentSlug}/merchants?q=${shops.low.slug}`).expect(200);
+    expect(scoped.body.data[0].agents[0].reach).toEqual(summary.reach);
   });
 
-  it('says "usually" at medium and "reliably" only at high confidence', async () => {
+  it('says "usually" at medium confidence and leads without a hedge only at high, green from the cart on', async () => {
     const medium = await summaryOf(shops.medium.slug);
-    expect(medium).toMatchObject({ status: 'supported', scoreBand: 'checkout', confidence: 'medium' });
-    expect(medium.label).toBe('Supported; usually gets through checkout');
+    expect(medium).toMatchObject({ confidence: 'medium', label: 'Usually gets through checkout; purchase not confirmed yet' });
+    expect(medium.reach.tone).toBe('green');
     const high = await summaryOf(shops.high.slug);
-    expect(high).toMatchObject({ status: 'supported', scoreBand: 'checkout', confidence: 'high' });
-    expect(high.label).toBe('Supported; reliably gets through checkout');
-    for (const s of [medium, high]) expect(s.label).toBe(summaryLabel('supported', 'checkout', s.confidence));
+    expect(high).toMatchObject({ confidence: 'high', label: 'Gets through checkout; purchase not confirmed yet' });
+    expect(high.reach.tone).toBe('green');
   });
 
-  it('shows the same words on the merchant page, never "reliably" at low confidence', async () => {
-    const res = await request(t.app).get(`/merchants/${shops.low.slug}`).expect(200);
-    expect(res.text).not.toMatch(/reliabl/i);
-    const row = new RegExp(`<tr id="agent-${agentSlug}">([\\s\\S]*?)</tr>`).exec(res.text)![1]!;
-    expect(row).toContain('Supported; checkout worked so far');
-    const article = new RegExp(`<article class="agent-summary" aria-labelledby="summary-${agentSlug}">([\\s\\S]*?)</article>`).exec(res.text)![1]!;
-    expect(article).toContain('Supported; checkout worked so far');
-    expect(article).toContain(`<dt>How far it gets</dt><dd>${escapeHtml(scoreBandLabel('checkout', 'low'))}</dd>`);
-    expect(article).toContain('<dt>Confidence</dt><dd><a href="/how-it-works#confidence">overall: low confidence</a></dd>');
-
-    const high = await request(t.app).get(`/merchants/${shops.high.slug}`).expect(200);
-    expect(high.text).toContain('Supported; reliably gets through checkout');
-    expect(high.text).toContain(`<dt>How far it gets</dt><dd>${scoreBandLabel('checkout', 'high')}</dd>`);
-  });
-
-  it('shows the same label in the directory card, beside its confidence', async () => {
-    const res = await request(t.app).get(`/?q=${shops.low.slug}`).expect(200);
-    expect(res.text).toMatch(
-      /Supported; checkout worked so far <span class="badge-detail">\(<a href="\/how-it-works#confidence">overall: low confidence<\/a>, 1 report\)<\/span>/,
-    );
-    expect(res.text).not.toMatch(/reliabl/i);
+  it('shows the same words on the merchant page and the directory card', async () => {
+    for (const confidence of ['low', 'medium', 'high'] as const) {
+      const { label } = await summaryOf(shops[confidence].slug);
+      const page = await request(t.app).get(`/merchants/${shops[confidence].slug}`).expect(200);
+      expect(page.text).toContain(escapeHtml(label));
+      const card = await request(t.app).get(`/?q=${shops[confidence].slug}`).expect(200);
+      expect(card.text).toContain(escapeHtml(label));
+    }
   });
 });

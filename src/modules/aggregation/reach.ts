@@ -4,8 +4,8 @@
 //
 // The ladder is the shopping funnel in spec order without LOGIN: ACCESS → SEARCH → DETAILS →
 // CART → CHECKOUT → PURCHASE. LOGIN stands beside it (many shops let a guest check out): its
-// status is reported, and a login that fails is named when it is why the agent stops, but it
-// never caps the reach. Walking up the ladder:
+// status is reported (`login`), and a login requirement is named when reports give it as the
+// reason a step failed (AUTHENTICATION), but LOGIN's own status never caps the reach. Walking up the ladder:
 //   - supported: the agent gets through this step; the reach moves up to it;
 //   - partial: it gets through sometimes; the reach moves up, and the step is named as one
 //     that only partly works (the reach is as far as the agent has been seen to get);
@@ -23,7 +23,7 @@ import {
   type FunnelTaskKey,
   type TaskKey,
 } from './constants.js';
-import type { EvidenceReport } from './observations.js';
+import { compareNewestFirst, type EvidenceReport } from './observations.js';
 
 /** Statuses at which an agent stops on the ladder. */
 export type StopStatus = 'blocked' | 'unsupported';
@@ -65,12 +65,16 @@ export const reachLevelOf = (task: FunnelTaskKey | null): number => (task === nu
 
 /**
  * The failure reason most reported by the reports that saw `task` fail (blocked, doesn't work or
- * partly works, explicitly), ties broken by the spec's order of reasons; null when none gave one.
+ * partly works, explicitly), each account counted once (its newest report of the task, as the
+ * task statuses count it), ties broken by the spec's order of reasons; null when none gave one.
  */
 export function mostReportedReason(reports: readonly EvidenceReport[], task: TaskKey): FailureReasonKey | null {
   const counts = new Map<FailureReasonKey, number>();
-  for (const report of reports) {
+  const seen = new Set<string>();
+  for (const report of [...reports].sort(compareNewestFirst)) {
     const outcome = report.capabilityResults[task];
+    if (outcome === undefined || seen.has(report.accountId)) continue;
+    seen.add(report.accountId);
     const reason = report.failureReason;
     if (!reason || reason === 'NONE') continue;
     if (outcome !== 'BLOCKED' && outcome !== 'DOES_NOT_WORK' && outcome !== 'PARTIAL') continue;
@@ -149,7 +153,7 @@ export const STOP_REASON_WORDS: Readonly<Record<FailureReasonKey, string>> = {
  */
 export const GREEN_FROM: FunnelTaskKey = 'CART';
 
-/** The reach's colour: green, amber (some way, or not sure), red (stops before the cart), grey (nothing known). */
+/** The reach's colour: green (through the cart or further), amber (some way, or not sure), red (stops before the cart), grey (nothing known). */
 export const REACH_TONES = ['green', 'amber', 'red', 'grey'] as const;
 export type ReachTone = (typeof REACH_TONES)[number];
 
@@ -176,8 +180,9 @@ export function reachLabel(reach: Reach): string {
     const at = REACH_STEP_WORDS[reach.stop.task];
     const why = stopWords(reach.stop);
     const stops = hedge(`Stops at ${at}: ${why}`, `Usually stops at ${at}: ${why}`, `Stopped at ${at} in few reports: ${why}`);
+    // Past the cart the sentence leads with how far it gets, hedged once.
     return reach.task && reachLevelOf(reach.task) >= reachLevelOf(GREEN_FROM)
-      ? `${hedge('Gets', 'Usually gets', 'Got')} through ${REACH_STEP_WORDS[reach.task]}${reach.confidence === 'low' ? ' in few reports' : ''}; ${lowerStop(stops)}${partly}`
+      ? `${hedge('Gets', 'Usually gets', 'Got')} through ${REACH_STEP_WORDS[reach.task]}${reach.confidence === 'low' ? ' in few reports' : ''}; ${hedge('stops', 'stops', 'stopped')} at ${at}: ${why}${partly}`
       : `${stops}${partly}`;
   }
   if (reach.task === null) return 'No step confirmed yet';
@@ -189,12 +194,15 @@ export function reachLabel(reach: Reach): string {
   return `${hedge('Gets', 'Usually gets', 'Got')} through ${REACH_STEP_WORDS[reach.task]}${reach.confidence === 'low' ? ' in few reports' : ''}${partly}${next}`;
 }
 
-const lowerStop = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
-/** The reach's colour: green only from GREEN_FROM on at medium confidence or better. */
+/**
+ * The reach's colour: green only from GREEN_FROM on, red only for a stop before it, both at
+ * medium confidence or better (one report decides neither); amber otherwise; grey for nothing known.
+ */
 export function reachTone(reach: Reach): ReachTone {
   if (reach.tested === 0 || (reach.task === null && !reach.stop)) return 'grey';
-  if (reach.level >= reachLevelOf(GREEN_FROM)) return reach.confidence === 'low' ? 'amber' : 'green';
+  if (reach.confidence === 'low') return 'amber';
+  if (reach.level >= reachLevelOf(GREEN_FROM)) return 'green';
   return reach.stop ? 'red' : 'amber';
 }
 

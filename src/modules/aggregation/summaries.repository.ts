@@ -22,6 +22,8 @@ export interface SummaryRow {
   reachConfidence: number;
   /** "TASK:status" for every task: the task-status filter's GIN-indexed tokens. */
   statusTokens: string[];
+  /** The same statuses as bits (status-bits.ts), in the covering reach index: what the filter reads. */
+  statusBits: number;
 }
 
 interface EvidenceRow {
@@ -104,15 +106,16 @@ export async function replaceSummaries(
       rl: r.reachLevel,
       rc: r.reachConfidence,
       t: r.statusTokens,
+      b: r.statusBits,
     })),
   );
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
            (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets,
-            reach_level, reach_confidence, status_tokens, computed_at)
+            reach_level, reach_confidence, status_tokens, status_bits, computed_at)
     SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int,
            (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
-           ARRAY(SELECT jsonb_array_elements_text(e->'t')), ${computedAt}::timestamptz
+           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 

@@ -6,6 +6,7 @@ import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
 import { CONFIDENCE_LEVELS, TASKS } from './constants.js';
 import { statusToken } from './reach.js';
+import { statusBitsOf } from './status-bits.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
 import {
@@ -86,6 +87,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       reachLevel: summary.reach.level,
       reachConfidence: CONFIDENCE_LEVELS.indexOf(summary.reach.confidence),
       statusTokens: TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),
+      statusBits: statusBitsOf(summary.capabilities),
     });
   }
   await replaceSummaries(db, unique, rows, now);

@@ -5,12 +5,14 @@ import {
   CAPABILITY_STATUSES,
   CONFIDENCE_LEVELS,
   FAILURE_REASONS,
+  FUNNEL_TASKS,
   OBSERVATION_KINDS,
   OUTCOMES,
   SCORE_BANDS,
   STAGES,
   TASKS,
 } from '../aggregation/constants.js';
+import { GREEN_FROM, REACH_TONES } from '../aggregation/reach.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -79,6 +81,26 @@ export const Trend = z
   })
   .meta({ id: 'Trend', description: 'Statuses computed from the last windowDays days of approved reports only (beside the all-time ones), and the overall outcomes per month (UTC), oldest first.' });
 
+const FunnelTask = z.enum(FUNNEL_TASKS);
+
+export const Reach = z
+  .object({
+    task: FunnelTask.nullable().describe('The furthest step of the ladder (ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE; LOGIN stands beside it) the agent is known to get through; null when none.'),
+    level: z.int().min(0).max(6).describe('That step\'s place on the ladder: 1 (ACCESS) to 6 (PURCHASE), 0 for none. What reaches= and sort=reach compare.'),
+    stop: z
+      .object({ task: FunnelTask, status: z.enum(['blocked', 'unsupported']), reason: FailureReason.nullable().describe('The failure reason most reported by the reports that saw this step fail.') })
+      .nullable()
+      .describe('Where the agent stops: the first blocked or unsupported step; null when it does not.'),
+    partial: z.array(FunnelTask).describe('Steps at or below the reach that only partly work.'),
+    untestedNext: FunnelTask.nullable().describe('The next step above the reach without a verdict (untested or unknown), when the agent does not stop.'),
+    tested: z.int().min(0).max(7).describe('Tasks (of seven, LOGIN included) with at least one observation.'),
+    confidence: Confidence.describe('The lowest confidence of the steps that set the reach and of the stop.'),
+    login: CapabilityStatus.describe('LOGIN\'s status: beside the ladder, it never caps the reach.'),
+    label: z.string().describe('The reach in words, as every surface shows it (the summary\'s label too).'),
+    tone: z.enum(REACH_TONES).describe(`green: gets at least as far as ${GREEN_FROM} at medium confidence or better; red: stops before it; amber: some way, or not sure; grey: nothing known.`),
+  })
+  .meta({ id: 'Reach', description: 'How far the agent gets at this merchant, where it stops and why (see /how-it-works).' });
+
 export const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
   .meta({ id: 'AgentRef' });
@@ -86,7 +108,8 @@ export const AgentRef = z
 export const AgentSummary = z
   .object({
     agent: AgentRef,
-    label: z.string(),
+    label: z.string().describe('How far the agent gets, in words (the same as reach.label).'),
+    reach: Reach,
     status: CapabilityStatus,
     statusTask: Task.nullable(),
     scoreBand: z.enum(SCORE_BANDS),
@@ -146,6 +169,7 @@ const CompactAgentSummary = z
   .object({
     agent: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url }),
     label: z.string(),
+    reach: Reach,
     status: CapabilityStatus,
     statusTask: Task.nullable(),
     scoreBand: z.enum(SCORE_BANDS),

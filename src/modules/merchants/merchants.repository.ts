@@ -8,7 +8,7 @@ import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import { escapeLike } from '../../db/like.js';
 
-export type MerchantSort = 'recent' | 'popular' | 'name' | 'rating';
+export type MerchantSort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
 
 export interface MerchantSearch {
   q?: string;
@@ -19,6 +19,12 @@ export interface MerchantSearch {
   region?: string;
   days?: number;
   minReports?: number;
+  /** Needs agentId (as the three below): the agent's reach is at least this ladder level (1-6). */
+  reachLevel?: number;
+  /** The agent's summary shares a bit with this mask: a task has one of some statuses (aggregation/status-bits.ts). */
+  statusMask?: number;
+  /** The agent's reach confidence rank is at least this (0 low, 1 medium, 2 high). */
+  minConfidence?: number;
   sort: MerchantSort;
   offset: number;
   limit: number;
@@ -89,15 +95,37 @@ function searchConditions(s: MerchantSearch): Prisma.Sql {
   } else if (since) {
     conditions.push(s.agentId ? Prisma.sql`sa.last_reported_at >= ${since}` : Prisma.sql`m.last_reported_at >= ${since}`);
   }
-  if (s.minReports) {
-    conditions.push(s.agentId ? Prisma.sql`sa.report_count >= ${s.minReports}` : Prisma.sql`m.report_count >= ${s.minReports}`);
-  }
+  if (s.minReports && !s.agentId) conditions.push(Prisma.sql`m.report_count >= ${s.minReports}`);
+  conditions.push(...summaryConditions(s));
   return Prisma.join(conditions, ' AND ');
 }
 
-// Merchants with a sponsorship running now (the planner hashes the few running sponsorships).
-const sponsoredNow = (now: Date) => Prisma.sql`m.id IN (
-  SELECT sp.merchant_id FROM sponsorships sp WHERE sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
+/**
+ * The conditions on the agent's summary row alone (its stored columns, no JSON): what the
+ * summaries say about the agent at the merchant. The reach filters need the agent; the schema
+ * refuses them without one, and so does this.
+ */
+function summaryConditions(s: MerchantSearch): Prisma.Sql[] {
+  const reach = s.reachLevel !== undefined || s.statusMask !== undefined || s.minConfidence !== undefined || s.sort === 'reach';
+  if (!s.agentId) {
+    if (reach) throw new Error('the reach filters and sort=reach need an agent');
+    return [];
+  }
+  const conditions: Prisma.Sql[] = [];
+  if (s.minReports) conditions.push(Prisma.sql`sa.report_count >= ${s.minReports}`);
+  if (s.reachLevel !== undefined && s.reachLevel > 0) conditions.push(Prisma.sql`sa.reach_level >= ${s.reachLevel}`);
+  if (s.minConfidence !== undefined && s.minConfidence > 0) conditions.push(Prisma.sql`sa.reach_confidence >= ${s.minConfidence}`);
+  // Evaluated on the covering reach index (status_bits is its last column), never on the rows.
+  if (s.statusMask !== undefined) conditions.push(Prisma.sql`(sa.status_bits & ${s.statusMask}::bigint) <> 0`);
+  return conditions;
+}
+
+// Merchants with a sponsorship running now. EXISTS rather than `m.id IN (...)`: negated, NOT IN
+// cannot become an anti-join (NULL semantics), and the hashed subplan it becomes is costed
+// once per probed merchant, which made the planner walk an agent's index in parallel workers
+// (40-50 ms at 100,000 merchants for a page NOT EXISTS answers in 1 ms with index probes).
+const sponsoredNow = (now: Date) => Prisma.sql`EXISTS (
+  SELECT 1 FROM sponsorships sp WHERE sp.merchant_id = m.id AND sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now}))`;
 
 /** The merchants (and, for an agent, its summaries) that a search reads from. */
 const searchFrom = (s: MerchantSearch) =>
@@ -121,6 +149,12 @@ function orderSegments(s: MerchantSearch): Array<{ where: Prisma.Sql; order: Pri
       return [{ where: Prisma.sql`true`, order: Prisma.sql`${count} DESC, m.name, m.id` }];
     case 'rating':
       return [{ where: Prisma.sql`true`, order: Prisma.sql`sa.rating DESC, ${count} DESC, m.name, m.id` }];
+    case 'reach':
+      // Walks the (agent, reach_level DESC, reach_confidence DESC, last_reported_at DESC, ...)
+      // index. last_reported_at is never null on a listed row (report_count > 0 means a last
+      // report), so its DESC here (nulls first, as the index has it) is the documented "nulls
+      // last"; written NULLS LAST, the index would order only the first two keys.
+      return [{ where: Prisma.sql`true`, order: Prisma.sql`sa.reach_level DESC, sa.reach_confidence DESC, sa.last_reported_at DESC, m.name, m.id` }];
     case 'recent':
       return [
         { where: Prisma.sql`${last} IS NOT NULL`, order: Prisma.sql`${last} DESC, m.name, m.id` },
@@ -133,7 +167,10 @@ async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
   return (await prisma.$queryRaw<Array<{ id: string }>>(sql)).map((r) => r.id);
 }
 
-/** Searches narrowed by nothing but the agent: summary rows exist only for public merchants. */
+/**
+ * Searches narrowed by nothing but the agent's summary row (minReports, the reach filters):
+ * summary rows exist only for public merchants, so they are counted without the merchants.
+ */
 const onlyAgent = (s: MerchantSearch) => s.agentId && !s.q && !s.categoryId && !s.region && !s.outcome && !s.stage && !s.days;
 
 const countQuery = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
@@ -159,9 +196,10 @@ export async function searchMerchants(
     ...segments.map((g) => ({ where: Prisma.sql`NOT ${sponsored} AND ${g.where}`, order: g.order })),
   ];
   const countAll = () => onlyAgent(s)
-    ? count(countQuery(Prisma.sql`merchant_agent_summaries sa`, Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0${
-        s.minReports ? Prisma.sql` AND sa.report_count >= ${s.minReports}` : Prisma.empty
-      }`))
+    ? count(countQuery(
+        Prisma.sql`merchant_agent_summaries sa`,
+        Prisma.join([Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0`, ...summaryConditions(s)], ' AND '),
+      ))
     : count(countQuery(from, where));
   const pageIds = async () => {
     const ids: string[] = [];

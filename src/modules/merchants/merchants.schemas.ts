@@ -1,10 +1,28 @@
 import { z } from 'zod';
-import { OUTCOMES, STAGES } from '../aggregation/constants.js';
+import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../aggregation/constants.js';
 import { intParam, pageParam, slugParam } from '../directory/query.js';
 import { storable } from '../../text.js';
 
-export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating'] as const;
+export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating', 'reach'] as const;
 export const MERCHANT_VIEWS = ['standard', 'compact'] as const;
+
+const LADDER = FUNNEL_TASKS.join(', ');
+const STATUS_LIST = new RegExp(`^(${CAPABILITY_STATUSES.join('|')})(,(${CAPABILITY_STATUSES.join('|')}))*$`);
+
+/** The rules that name why a combination of filters is refused; tests and pages match on them. */
+export const FILTER_RULES = {
+  reachNeedsAgent: 'reaches needs an agent: a reach is one agent\'s (add agent=<slug>, or use /api/v1/agents/{slug}/merchants)',
+  confidenceNeedsAgent:
+    'minConfidence needs an agent: it is the confidence of one agent\'s reach (add agent=<slug>, or use /api/v1/agents/{slug}/merchants)',
+  taskNeedsAgent: 'task and taskStatus need an agent: a task status is one agent\'s (add agent=<slug>, or use /api/v1/agents/{slug}/merchants)',
+  taskNeedsStatus: 'task needs taskStatus: say which statuses to match (e.g. task=CART&taskStatus=blocked,unsupported)',
+  statusNeedsTask: 'taskStatus needs task: say which task the statuses are of (e.g. task=CART&taskStatus=blocked,unsupported)',
+  loginOffLadder:
+    `LOGIN is not on the reach ladder (${LADDER}): a guest checkout needs no login. Filter on its status with task=LOGIN&taskStatus=…`,
+  notOnLadder: `must be a step of the reach ladder: ${LADDER}`,
+  sortReachNeedsAgent: 'sort=reach needs the agent parameter',
+  sortRatingNeedsAgent: 'sort=rating needs the agent parameter',
+} as const;
 
 const merchantFilters = {
   q: z.string().trim().min(1, 'must not be empty').max(200).superRefine(storable()).optional().describe('Case-insensitive text in the name, slug or website.'),
@@ -20,21 +38,72 @@ const merchantFilters = {
   stage: z.enum(STAGES).optional().describe('Merchants with an approved report whose furthest stage is exactly this.'),
   days: intParam(1, 3650).optional().describe('Merchants with an approved report made in the last N days.'),
   minReports: intParam(1, 100_000).optional().describe('Merchants with at least N approved reports (for the agent, when given).'),
-  sort: z.enum(MERCHANT_SORTS).optional().default('recent')
-    .describe('recent (newest report first), popular (most reports), name, rating (needs agent). Sponsored listings come first.'),
+  reaches: z
+    .enum(FUNNEL_TASKS, { error: (issue) => (issue.input === 'LOGIN' ? FILTER_RULES.loginOffLadder : FILTER_RULES.notOnLadder) })
+    .optional()
+    .describe(
+      `Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary \`reach\`: the furthest step of the ladder ${LADDER} ` +
+        'it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…).',
+    ),
+  task: z
+    .enum(TASKS)
+    .optional()
+    .describe('Needs an agent and taskStatus. Merchants where this task of the agent\'s summary (`capabilities.<task>.status`) has one of the statuses of taskStatus.'),
+  taskStatus: z
+    .string()
+    .regex(STATUS_LIST, `must be one or more of ${CAPABILITY_STATUSES.join(', ')}, separated by commas`)
+    .transform((text) => [...new Set(text.split(','))] as Array<(typeof CAPABILITY_STATUSES)[number]>)
+    .optional()
+    .describe(
+      `Needs an agent and task. Comma-separated statuses (${CAPABILITY_STATUSES.join(', ')}); the task's status must be one of them, ` +
+        'e.g. task=CART&taskStatus=blocked,unsupported.',
+    ),
+  minConfidence: z
+    .enum(CONFIDENCE_LEVELS)
+    .optional()
+    .describe('Needs an agent. Merchants where the confidence of the agent\'s reach (`reach.confidence`) is at least this: low < medium < high.'),
+  sort: z.enum(MERCHANT_SORTS).optional().default('recent').describe(
+    'recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the ' +
+      "reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested " +
+      'tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). ' +
+      'Sponsored listings come first.',
+  ),
   page: pageParam,
   view: z.enum(MERCHANT_VIEWS).optional().default('standard')
     .describe('standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only.'),
 };
 
+type Filters = {
+  agent?: string;
+  reaches?: unknown;
+  task?: unknown;
+  taskStatus?: unknown;
+  minConfidence?: unknown;
+  sort: (typeof MERCHANT_SORTS)[number];
+};
+
+/**
+ * The combinations a query may not make, each refused naming its rule. `agentInPath`: the
+ * agent-scoped path always has an agent.
+ */
+const combinationRules = (agentInPath: boolean) => (query: Filters, ctx: z.RefinementCtx) => {
+  const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  const agent = agentInPath || query.agent !== undefined;
+  if (query.task !== undefined && query.taskStatus === undefined) refuse('taskStatus', FILTER_RULES.taskNeedsStatus);
+  if (query.taskStatus !== undefined && query.task === undefined) refuse('task', FILTER_RULES.statusNeedsTask);
+  if (agent) return;
+  if (query.reaches !== undefined) refuse('reaches', FILTER_RULES.reachNeedsAgent);
+  if (query.minConfidence !== undefined) refuse('minConfidence', FILTER_RULES.confidenceNeedsAgent);
+  if (query.task !== undefined || query.taskStatus !== undefined) refuse(query.task !== undefined ? 'task' : 'taskStatus', FILTER_RULES.taskNeedsAgent);
+  if (query.sort === 'rating') refuse('sort', FILTER_RULES.sortRatingNeedsAgent);
+  if (query.sort === 'reach') refuse('sort', FILTER_RULES.sortReachNeedsAgent);
+};
+
 export const merchantQuery = z
   .strictObject({ ...merchantFilters, agent: slugParam.optional().describe('Agent slug.') })
-  .refine((query) => query.sort !== 'rating' || query.agent !== undefined, {
-    path: ['sort'],
-    message: 'sort=rating needs the agent parameter',
-  });
+  .superRefine(combinationRules(false));
 
 /** /agents/:slug/merchants takes the agent from the path. */
-export const agentMerchantQuery = z.strictObject(merchantFilters);
+export const agentMerchantQuery = z.strictObject(merchantFilters).superRefine(combinationRules(true));
 
 export type MerchantQuery = z.output<typeof merchantQuery>;

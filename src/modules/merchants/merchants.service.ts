@@ -2,8 +2,10 @@
 // shared aggregation engine (precomputed rows; untested agents computed from no evidence).
 import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound } from '../../errors.js';
-import { summaryLabel as labelOf, TASKS } from '../aggregation/constants.js';
+import { CONFIDENCE_LEVELS, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
+import { reachLevelOf, reachView } from '../aggregation/reach.js';
+import { statusMask } from '../aggregation/status-bits.js';
 import { summarize } from '../aggregation/summaries.service.js';
 import type { AgentTrend } from '../aggregation/trends.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
@@ -25,7 +27,7 @@ import {
   type MerchantRow,
   type MerchantSearch,
 } from './merchants.repository.js';
-import type { MerchantQuery } from './merchants.schemas.js';
+import { FILTER_RULES, type MerchantQuery } from './merchants.schemas.js';
 
 export interface DirectoryContext extends Links {
   prisma: PrismaClient;
@@ -55,8 +57,6 @@ function agentRef(links: Links, agent: AgentRow) {
   return { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) };
 }
 
-/** Status and band in words that claim no more than the summary's confidence (the pages show the same). */
-const summaryLabel = (summary: AgentSummary): string => labelOf(summary.status, summary.scoreBand, summary.confidence);
 
 function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, shape: 'detail' | 'list' = 'detail') {
   const absolute = <T extends { url: string }>(refs: T[]) =>
@@ -76,9 +76,12 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
       ];
     }),
   );
+  const reach = reachView(summary);
   return {
     agent: agentRef(links, agent),
-    label: summaryLabel(summary),
+    // How far the agent gets, in the words every surface uses (aggregation/reach.ts).
+    label: reach.label,
+    reach,
     status: summary.status,
     statusTask: summary.statusTask,
     scoreBand: summary.scoreBand,
@@ -94,9 +97,11 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
 }
 
 function compactSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
+  const reach = reachView(summary);
   return {
     agent: { id: agent.id, slug: agent.slug, name: agent.name, url: agentPageUrl(links, agent.slug) },
-    label: summaryLabel(summary),
+    label: reach.label,
+    reach,
     status: summary.status,
     statusTask: summary.statusTask,
     scoreBand: summary.scoreBand,
@@ -178,8 +183,29 @@ export async function searchDirectoryCompact(ctx: DirectoryContext, query: Merch
   return { total, data };
 }
 
+/**
+ * The filters on what the agent's summary says, as the stored columns hold them: the reach's
+ * ladder level, the task statuses as bits and the reach's confidence rank.
+ */
+function reachFilters(query: MerchantQuery): Pick<MerchantSearch, 'reachLevel' | 'statusMask' | 'minConfidence'> {
+  const { reaches, task, taskStatus, minConfidence } = query;
+  return {
+    reachLevel: reaches ? reachLevelOf(reaches) : undefined,
+    statusMask: task && taskStatus ? statusMask(task, taskStatus) : undefined,
+    minConfidence: minConfidence ? CONFIDENCE_LEVELS.indexOf(minConfidence) : undefined,
+  };
+}
+
 async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
+  // The schemas refuse these without an agent; a caller that skipped them is refused the same way.
+  if (!agent) {
+    if (query.reaches !== undefined) throw invalidParameter('reaches', FILTER_RULES.reachNeedsAgent);
+    if (query.minConfidence !== undefined) throw invalidParameter('minConfidence', FILTER_RULES.confidenceNeedsAgent);
+    if (query.task !== undefined || query.taskStatus !== undefined) throw invalidParameter('task', FILTER_RULES.taskNeedsAgent);
+    if (query.sort === 'reach') throw invalidParameter('sort', FILTER_RULES.sortReachNeedsAgent);
+    if (query.sort === 'rating') throw invalidParameter('sort', FILTER_RULES.sortRatingNeedsAgent);
+  }
   const search: MerchantSearch = {
     q: query.q,
     categoryId: category?.id,
@@ -189,6 +215,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     region: query.region,
     days: query.days,
     minReports: query.minReports,
+    ...reachFilters(query),
     sort: query.sort,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,

@@ -53,6 +53,8 @@ describe('the reach of an agent', () => {
     ['blocked at browsing after access worked', { ACCESS: 'supported', SEARCH: 'blocked' }, 'high', 'Stops at browsing: blocked', 'red'],
     ['blocked at the door', { ACCESS: 'blocked' }, 'medium', 'Usually stops at website access: blocked', 'red'],
     ['through checkout at high confidence', { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported', CHECKOUT: 'supported' }, 'high', 'Gets through checkout; purchase not confirmed yet', 'green'],
+    ['stopped before the cart on one report', { ACCESS: 'supported', SEARCH: 'blocked' }, 'low', 'Stopped at browsing in few reports: blocked', 'amber'],
+    ['through the cart then stopped, on one report', { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'blocked' }, 'low', 'Got through the cart in few reports; stopped at checkout: blocked', 'amber'],
     ['through checkout on one report', { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'supported' }, 'low', 'Got through checkout in few reports; purchase not confirmed yet', 'amber'],
     ['a completed purchase alone', { PURCHASE: 'supported' }, 'high', 'Completes purchases', 'green'],
     [
@@ -78,6 +80,9 @@ describe('the reach of an agent', () => {
       report('d', { CART: 'WORKS' }, 'PAYMENT'), // a success names no reason
       report('e', { CHECKOUT: 'BLOCKED' }, 'PAYMENT'), // another step
       report('f', { CART: 'BLOCKED' }, 'NONE'),
+      // One account counts once: its newest report of the task.
+      { ...report('g', { CART: 'BLOCKED' }, 'INTERFACE'), accountId: 'account-c', createdAt: new Date('2026-10-01T00:00:00Z') },
+      { ...report('h', { CART: 'BLOCKED' }, 'INTERFACE'), accountId: 'account-c', createdAt: new Date('2026-09-01T00:00:00Z') },
     ];
     expect(mostReportedReason(reports, 'CART')).toBe('CAPTCHA');
     expect(mostReportedReason(reports, 'DETAILS')).toBeNull();
@@ -131,7 +136,7 @@ describe('the reach of an agent', () => {
       if (label.length === 0) wrong('empty label');
       // Green only where the agent is known to get at least as far as the cart, and not on thin evidence.
       if (tone === 'green' && (reach.level < reachLevelOf(GREEN_FROM) || confidence === 'low')) wrong('green');
-      if (tone === 'red' && !(stopAt >= 0 && reach.level < reachLevelOf(GREEN_FROM))) wrong('red');
+      if (tone === 'red' && !(stopAt >= 0 && reach.level < reachLevelOf(GREEN_FROM) && confidence !== 'low')) wrong('red');
       if (tone === 'grey' && !(tested === 0 || (furthest === null && stopAt < 0))) wrong('grey');
       // The label never claims a step past the reach, and names the stop.
       for (const task of FUNNEL_TASKS) {
