@@ -106,10 +106,12 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
   it('shows the directory, searches with filters, and keeps the phone layout', async () => {
     await visit('/');
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('How well can AI agents shop here?');
-    // Sponsored listings come first, labelled.
-    const first = page.locator('.merchant-card').first();
-    await expect(first.getAttribute('class')).resolves.toContain('sponsored');
-    await expect(first.textContent()).resolves.toContain('Sponsored — advertising, not evidence that the site works');
+    // Sponsored listings come first, one line each under the disclosure, before the first card.
+    const sponsored = page.locator('#sponsored-top');
+    await expect(sponsored.textContent()).resolves.toContain('Sponsored — advertising, not evidence that the site works');
+    await expect(sponsored.locator('.sponsored-line').count()).resolves.toBeGreaterThan(0);
+    await expect(sponsored.locator('.sponsored-line').count()).resolves.toBeLessThanOrEqual(3);
+    await expect(page.locator('.merchant-card.sponsored').count()).resolves.toBe(0);
     await noSeriousAxe('the directory');
     await screenshot(page, 'directory');
 
@@ -130,7 +132,8 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     const api = await (await fetch(`${live.baseUrl}/api/v1/merchants?agent=${target.agentSlug}&outcome=WORKS&sort=name`)).json() as {
       total: number; data: Array<{ name: string }>;
     };
-    const names = await page.locator('.merchant-card h3').allTextContents();
+    // Sponsored listings as lines (up to three above the results, any more below), then the cards.
+    const names = [...(await page.locator('.sponsored-line a').allTextContents()), ...(await page.locator('.merchant-card h3').allTextContents())];
     expect(names.map((n) => n.trim())).toEqual(api.data.map((m) => m.name));
     await expect(page.locator('.result-count').textContent()).resolves.toContain(`${api.total} merchant`);
     // Each result shows the chosen agent's summary only.

@@ -54,6 +54,16 @@ describe('the bulk dump', () => {
     const { data: apiMerchant } = (await request(t.app).get(`/api/v1/merchants/${String(merchant.slug)}`).expect(200)).body;
     const { agents: _agents, ...withoutAgents } = apiMerchant;
     expect({ ...merchant, type: undefined }).toEqual({ ...withoutAgents, type: undefined });
+    // A summary line is the API's per-agent summary: its reach (how far the agent gets) included, label = reach.label.
+    const summaries = lines.filter((l) => l.type === 'summary') as Array<Line & { merchantId: string; agent: { id: string }; label: string; reach: { label: string; tone: string; level: number; stop: unknown } }>;
+    for (const summary of summaries) {
+      expect(summary.reach).toMatchObject({ label: summary.label, tone: expect.stringMatching(/^(green|amber|red|grey)$/), level: expect.any(Number) });
+    }
+    const sample = summaries.find((s) => s.reach.stop !== null) ?? summaries[0]!; // one with a stop, if any
+    const { data: ofMerchant } = (await request(t.app).get(`/api/v1/merchants/${sample.merchantId}`).expect(200)).body;
+    const fromApi = (ofMerchant.agents as Array<{ agent: { id: string }; label: string; reach: unknown }>).find((a) => a.agent.id === sample.agent.id)!;
+    expect(sample.reach).toEqual(fromApi.reach);
+    expect(sample.label).toBe(fromApi.label);
     const report = lines.find((l) => l.type === 'report')!;
     expect({ ...report, type: undefined }).toEqual({ ...(await request(t.app).get(`/api/v1/reports/${String(report.id)}`).expect(200)).body.data, type: undefined });
   });

@@ -4,6 +4,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
+import { GREEN_FROM } from '../../src/modules/aggregation/reach.js';
+import { Reach } from '../../src/modules/directory/schemas.js';
 import { MCP_TOOL_SUMMARIES } from '../../src/modules/site/agent-guide.js';
 import { PROBLEM_TYPES } from '../../src/problem-types.js';
 import { aCategory, aMerchant, anAgent } from '../factories/index.js';
@@ -177,6 +179,29 @@ describe('the agent guide', () => {
     // A new tool needs its line in MCP_TOOL_SUMMARIES; a removed one loses it.
     expect(Object.keys(MCP_TOOL_SUMMARIES).sort()).toEqual([...names].sort());
     for (const name of names) expect(guide).toMatch(new RegExp(`^  ${name} +${MCP_TOOL_SUMMARIES[name]!.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+  });
+
+  it('defines the reach (every field of the schema), its rule, and the filters and sort with an example that answers', async () => {
+    const section = /^(\d+)\. HOW FAR AN AGENT GETS: REACH\n-+\n([\s\S]*?)\n\d+\. [A-Z]/m.exec(guide)![2]!;
+    for (const field of Object.keys(Reach.shape)) expect(section, field).toMatch(new RegExp(`^  ${field}\\b`, 'm'));
+    for (const phrase of ['LOGIN stands beside it', 'never lowers the reach', 'reach.stop', `green from ${GREEN_FROM} on at medium confidence`, 'reach.label']) {
+      expect(section, phrase).toContain(phrase);
+    }
+    const example = `${TEST_BASE_URL}/api/v1/agents/<slug>/merchants?reaches=CHECKOUT&sort=reach`;
+    expect(section).toContain(`GET ${example}`);
+    // Every parameter the section names is one of the agent-scoped list's, and the example answers.
+    const openapi = (await request(t.app).get('/api/v1/openapi.json').expect(200)).body as {
+      paths: Record<string, { get: { parameters: Array<{ name: string; schema: { enum?: string[] } }> } }>;
+    };
+    const parameters = openapi.paths['/agents/{slug}/merchants']!.get.parameters;
+    const named = [...section.matchAll(/^ {2}([a-zA-Z]+)=/gm), ...section.matchAll(/&([a-zA-Z]+)=/g)].map((m) => m[1]!);
+    expect(new Set(named)).toEqual(new Set(['reaches', 'task', 'taskStatus', 'minConfidence', 'sort']));
+    for (const name of named) expect(parameters.map((p) => p.name), name).toContain(name);
+    expect(parameters.find((p) => p.name === 'sort')!.schema.enum).toContain('reach');
+    const agent = await anAgent(t.db.prisma, { slug: 'reach-guide-agent' });
+    await request(t.app).get(example.replace(TEST_BASE_URL, '').replace('<slug>', agent.slug)).expect(200);
+    // The search tool's line names the new filters too.
+    for (const name of ['reaches', 'taskStatus', 'minConfidence']) expect(MCP_TOOL_SUMMARIES.search_merchants).toContain(name);
   });
 
   it('lists every problem code', () => {

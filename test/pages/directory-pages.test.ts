@@ -16,8 +16,14 @@ import { htmlProblems } from './html-validate.js';
 const SPONSORED = 'Sponsored — advertising, not evidence that the site works';
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
-/** Slugs of the merchants listed on a directory page, in order. */
-const listedSlugs = (html: string) => [...html.matchAll(/<h3><a href="\/merchants\/([^"]+)">/g)].map((m) => m[1]!);
+/**
+ * Slugs of the merchants listed on a directory page, in the API's order: the sponsored lines
+ * (above the results, and any beyond three below them), then the cards.
+ */
+const listedSlugs = (html: string) => [
+  ...[...html.matchAll(/<li class="sponsored-line" data-merchant="([^"]+)">/g)].map((m) => m[1]!),
+  ...[...html.matchAll(/<li class="merchant-card" data-merchant="([^"]+)">/g)].map((m) => m[1]!),
+];
 
 /** What every HTML page of the site must have. */
 async function expectSitePage(html: string, where: string) {
@@ -50,7 +56,18 @@ describe('directory pages', () => {
       const sponsored = data.filter((m) => m.sponsored);
       expect(sponsored.length).toBeGreaterThan(0);
       expect(data.slice(0, sponsored.length).every((m) => m.sponsored)).toBe(true);
-      expect(res.text.split(SPONSORED).length - 1).toBe(sponsored.length);
+      // At most three sponsored lines above the results, under the disclosure; any more below them.
+      const top = /<aside class="sponsored-strip" id="sponsored-top"[\s\S]*?<\/aside>/.exec(res.text)![0];
+      expect(top).toContain(SPONSORED);
+      expect(top.match(/<li class="sponsored-line"/g)).toHaveLength(Math.min(3, sponsored.length));
+      expect(top.match(/<span class="sponsored-tag">Sponsored<\/span>/g)).toHaveLength(Math.min(3, sponsored.length));
+      expect(res.text.indexOf('id="sponsored-top"')).toBeLessThan(res.text.indexOf('<li class="merchant-card"'));
+      if (sponsored.length > 3) {
+        const more = /<aside class="sponsored-strip" id="sponsored-more"[\s\S]*?<\/aside>/.exec(res.text)![0];
+        expect(more).toContain(SPONSORED);
+        expect(res.text.indexOf('id="sponsored-more"')).toBeGreaterThan(res.text.lastIndexOf('<li class="merchant-card"'));
+      }
+      expect(res.text).not.toMatch(/<li class="merchant-card[^"]*sponsored/);
       expect(res.headers['content-security-policy']).toBe(
         "default-src 'self';script-src 'self';script-src-attr 'none';style-src 'self';img-src 'self' data:;font-src 'self';" +
           "connect-src 'self';object-src 'none';base-uri 'self';form-action 'self';frame-ancestors 'none'",
@@ -376,10 +393,10 @@ describe('directory pages', () => {
       expect(plain).not.toMatch(/Wilson|HALF_LIFE|MIN_MASS|Otherwise|≥/);
 
       const home = await get('/').expect(200);
-      const badges = [...home.text.matchAll(/<li>\s*<span class="badge status-(\w+)">([\s\S]*?)<\/span>\s*<\/li>/g)];
+      const badges = [...home.text.matchAll(/<li>\s*<span class="badge reach-(\w+)"[^>]*>([\s\S]*?)<\/span>\s*<\/li>/g)];
       expect(badges.length).toBeGreaterThan(10);
-      for (const [, status, badge] of badges) {
-        if (status === 'untested') continue;
+      for (const [, , badge] of badges) {
+        if (badge!.includes('<span class="reach-label">Not tested</span>')) continue;
         expect(badge).toMatch(/<a href="\/how-it-works#confidence">overall: (low|medium|high) confidence<\/a>/);
       }
       // The card's word is the merchant page's: "overall", beside the agent's name and in its summary.
@@ -404,7 +421,7 @@ describe('directory pages', () => {
       await expectSitePage(filtered.text, 'agent and outcome');
       const note = /<p class="notice filter-note">([\s\S]*?)<\/p>/.exec(filtered.text)![1]!;
       expect(note).toContain(`each merchant listed has at least one approved report about ${agent!.name as string} saying “Blocked”`);
-      expect(note).toContain("The badges show each agent's status from all its reports");
+      expect(note).toContain('The badges show how far each agent gets from all its reports');
       expect(filtered.text).toMatch(/Filtered by <span class="filter-chip">Agent: <strong>[^<]+<\/strong><\/span>; <span class="filter-chip">Has a report saying: <strong>Blocked<\/strong><\/span>/);
     });
 
@@ -413,7 +430,7 @@ describe('directory pages', () => {
       for (const [path, apiQuery] of [['/?sort=rating', ''], ['/categories/electronics?sort=rating&q=a', '?category=electronics&q=a']] as const) {
         const res = await get(path).expect(200);
         await expectSitePage(res.text, path);
-        const notice = /<div class="notice" id="rating-needs-agent">([\s\S]*?)<\/div>/.exec(res.text)![1]!;
+        const notice = /<div class="notice" id="needs-agent">([\s\S]*?)<\/div>/.exec(res.text)![1]!;
         expect(notice).toContain('Sorting by rating needs an agent');
         for (const a of agents) expect(notice).toContain(`>${a.name as string}</a>`);
         expect(notice).toContain(`sort=rating`);
@@ -423,18 +440,21 @@ describe('directory pages', () => {
       }
       // The sort the notice offers works.
       const sorted = await get(`/?agent=${agents[0]!.slug as string}&sort=rating`).expect(200);
-      expect(sorted.text).not.toContain('id="rating-needs-agent"');
+      expect(sorted.text).not.toContain('id="needs-agent"');
       // On an agent's own page rating needs nothing more.
-      expect((await get(`/agents/${agents[0]!.slug as string}?sort=rating`).expect(200)).text).not.toContain('id="rating-needs-agent"');
+      expect((await get(`/agents/${agents[0]!.slug as string}?sort=rating`).expect(200)).text).not.toContain('id="needs-agent"');
     });
 
     it('a plain search keeps the filters closed, and an empty search suggests the spelling, not fewer filters', async () => {
       const search = await get('/?q=lamp').expect(200);
       expect(search.text).toMatch(/<details class="more-filters">/);
       expect(search.text).not.toContain('class="active-filters"');
-      // Results come before the filters in the page.
-      expect(search.text.indexOf('id="results-heading"')).toBeLessThan(search.text.indexOf('id="filters"'));
-      expect((await get('/?region=GB').expect(200)).text).toMatch(/<details class="more-filters" open>/);
+      // The filters and the category and agent lists come before the results (closed on a phone).
+      expect(search.text.indexOf('id="filters"')).toBeLessThan(search.text.indexOf('id="results-heading"'));
+      expect(search.text.indexOf('class="browse-lists"')).toBeLessThan(search.text.indexOf('id="results-heading"'));
+      // Filters set: open beside the results on a wide screen (a script), closed above them on a phone.
+      expect((await get('/?region=GB').expect(200)).text).toMatch(/<details class="more-filters" data-open-wide>/);
+      expect((await get('/?region=Mars').expect(400)).text).toMatch(/<details class="more-filters" open>/);
 
       const misspelled = await get('/?q=zzxqvv').expect(200);
       await expectSitePage(misspelled.text, 'misspelled search');
@@ -469,7 +489,7 @@ describe('directory pages', () => {
       }
     });
 
-    it('sums up an agent on its page: reports of the last 30 days and its statuses as bars', async () => {
+    it('sums up an agent on its page: reports of the last 30 days, and how far it gets, each count linking to its list', async () => {
       const [agent] = (await api('/api/v1/agents')).data;
       const slug = agent!.slug as string;
       const res = await get(`/agents/${slug}`).expect(200);
@@ -480,25 +500,27 @@ describe('directory pages', () => {
       });
       const overview = /<section aria-labelledby="overview-heading" class="agent-overview">([\s\S]*?)<\/section>/.exec(res.text)![1]!;
       expect(overview).toContain(`<strong>${recent} approved report${recent === 1 ? '' : 's'}</strong> about ${agent!.name as string} in the last 30 days`);
-      // The bars count the agent's status on each merchant, as the API reports it.
-      const merchants = [];
-      for (let page = 1; ; page += 1) {
-        const chunk = await api(`/api/v1/agents/${slug}/merchants?page=${page}`);
-        merchants.push(...chunk.data);
-        if (merchants.length >= chunk.total) break;
-      }
-      const expected = new Map<string, number>();
-      for (const m of merchants) {
-        const status = (m.agents as Array<{ status: string }>)[0]!.status;
-        expected.set(status, (expected.get(status) ?? 0) + 1);
-      }
-      const bars = [...overview.matchAll(/<tr data-status="(\w+)">[\s\S]*?<td class="number">(\d+)<\/td>[\s\S]*?<span class="bar status-\1 w-(\d+)"><\/span>/g)];
-      expect(bars.length).toBeGreaterThanOrEqual(4);
-      for (const [, status, count, width] of bars) {
-        expect(Number(count), status).toBe(expected.get(status!) ?? 0);
+      const { total } = await api(`/api/v1/agents/${slug}/merchants`);
+      expect(overview).toContain(`How far it gets on the ${total} merchants with reports`);
+      // Each count is the length of the list it links to: the API's reaches= filter, on the agent's page.
+      const bars = [...overview.matchAll(/<tr data-reach="(\w+)">[\s\S]*?<td class="number"><a href="([^"]+)">(\d+)<[\s\S]*?<span class="bar reach-bar w-(\d+)"><\/span>/g)];
+      expect(bars.map((b) => b[1])).toEqual(['ACCESS', 'SEARCH', 'DETAILS', 'CART', 'CHECKOUT', 'PURCHASE']);
+      for (const [, task, href, count, width] of bars) {
+        expect(href).toBe(`/agents/${slug}?reaches=${task}&amp;sort=reach#results-heading`);
+        expect(Number(count), task).toBe((await api(`/api/v1/agents/${slug}/merchants?reaches=${task}`)).total);
         expect(Number(width) % 5).toBe(0);
+        const list = await get(href!.replace(/&amp;/g, '&').replace(/#.*/, '')).expect(200);
+        expect(list.text).toContain(`${count} merchant`);
       }
-      expect(overview).toContain(`Its status on the ${merchants.length} merchants with reports`);
+      // Where it gets stuck: the task-status filter, counted the same way.
+      const stuck = [...overview.matchAll(/<li data-stuck="(\w+)">[^<]*<a href="([^"]+)">(\d+) merchants?<\/a><\/li>/g)];
+      expect(stuck.length).toBeGreaterThan(0);
+      for (const [, task, href, count] of stuck) {
+        expect(href).toBe(`/agents/${slug}?task=${task}&amp;taskStatus=blocked%2Cunsupported#results-heading`);
+        expect(Number(count), task).toBe((await api(`/api/v1/agents/${slug}/merchants?task=${task}&taskStatus=blocked,unsupported`)).total);
+      }
+      // Entry points ask the question people come with.
+      expect(overview).toContain(`<a href="/agents/${slug}?reaches=CHECKOUT&amp;sort=reach#results-heading">Where can ${agent!.name as string} check out?</a>`);
     });
   });
 

@@ -2,6 +2,22 @@
 // The engine reads only these; the methodology page (/how-it-works) prints them through
 // methodology(), so what visitors read is what the code does. Change a number here and both
 // move together. Pure data: no Prisma client import, so the engine stays usable anywhere.
+import type { EvidenceReport } from './observations.js';
+// reach.ts reads these constants only inside its functions, so this import cycle is safe:
+// methodology() calls reach.ts to print the labels and colours the code gives.
+import {
+  GREEN_FROM,
+  reachLabel,
+  reachLevelOf,
+  reachOf,
+  reachTone,
+  REACH_STEP_WORDS,
+  STOP_REASON_WORDS,
+  stopWords,
+  type Reach,
+  type ReachInput,
+  type ReachTone,
+} from './reach.js';
 
 // Enumerations of the interface spec (2.2), in spec order, with the spec's labels verbatim.
 
@@ -246,12 +262,54 @@ export interface Methodology {
   tasks: Array<{ key: TaskKey; label: string }>;
   outcomes: Array<{ key: OutcomeKey; label: string }>;
   stages: Array<{ key: StageKey; label: string }>;
-  /** Each score band in words, by confidence: the table the pages and the API's `label` use. */
+  /** Each score band in words, by confidence (the API's `scoreBand`, stricter than the reach). */
   scoreBands: Array<{ key: ScoreBand; labels: Record<Confidence, string> }>;
   /** The confidence columns of that table, highest first. */
   bandConfidences: Array<{ confidence: Confidence; label: string }>;
-  summaryLabelRule: string;
-  summaryLabelExamples: Array<{ status: CapabilityStatus; scoreBand: ScoreBand; confidence: Confidence; label: string }>;
+  /** How far an agent gets (reach.ts): the rule, the label, the colours, a picture and examples. */
+  reach: ReachMethodology;
+}
+
+/** A step of the ladder picture: what its status does to the walk up the ladder. */
+export type ReachStepState = 'passed' | 'partial' | 'no-verdict' | 'stop' | 'not-reached';
+
+/** One worked case of the reach rule: task statuses in, the label and colour the code gives out. */
+export interface ReachExample {
+  /** The task statuses (and confidence, and stop reason) the example starts from, in words. */
+  given: string;
+  statuses: Record<TaskKey, CapabilityStatus>;
+  confidence: Confidence;
+  level: number;
+  label: string;
+  tone: ReachTone;
+}
+
+export interface ReachMethodology {
+  /** The ladder, lowest step first. */
+  ladder: Array<{ key: FunnelTaskKey; label: string; words: string; level: number }>;
+  /** LOGIN, beside the ladder. */
+  login: { key: 'LOGIN'; label: string; rule: string };
+  /** What each status does on the walk up the ladder. */
+  stepRules: Array<{ statuses: CapabilityStatus[]; labels: string[]; rule: string }>;
+  stopRule: string;
+  confidenceRule: string;
+  labelRule: string;
+  /** The step from which a reach can show green. */
+  greenFrom: { key: FunnelTaskKey; label: string; words: string; level: number };
+  tones: Array<{ tone: ReachTone; name: string; when: string }>;
+  /** One example drawn as a ladder: each step's status and state, where the reach and the stop are. */
+  picture: {
+    steps: Array<{ key: FunnelTaskKey; words: string; level: number; status: CapabilityStatus; state: ReachStepState }>;
+    login: CapabilityStatus;
+    reach: FunnelTaskKey | null;
+    stop: { key: FunnelTaskKey; words: string; why: string } | null;
+    label: string;
+    tone: ReachTone;
+    description: string;
+  };
+  examples: ReachExample[];
+  /** The label of an agent without any observation ("Not tested"). */
+  untestedLabel: string;
 }
 
 const pct = (share: number) => `${Math.round(share * 100)} %`;
@@ -331,15 +389,158 @@ export function methodology(): Methodology {
       labels: Object.fromEntries(CONFIDENCE_LEVELS.map((level) => [level, scoreBandLabel(key, level)])) as Record<Confidence, string>,
     })),
     bandConfidences: [...CONFIDENCE_LEVELS].reverse().map((confidence) => ({ confidence, label: CONFIDENCE_LABELS[confidence] })),
-    summaryLabelRule:
-      'A summary\'s label is its status, then how far it gets in words that match its confidence: "reliably" only at high ' +
-      'confidence, "usually" or "consistently" at medium, "so far" or "yet" at low (few, old or divided reports). ' +
-      `An agent without task observations reads "${UNTESTED_SUMMARY_LABEL}".`,
-    summaryLabelExamples: [...CONFIDENCE_LEVELS].reverse().map((confidence) => ({
-      status: 'supported' as const,
-      scoreBand: 'checkout' as const,
-      confidence,
-      label: summaryLabel('supported', 'checkout', confidence),
-    })),
+    reach: reachMethodology(),
+  };
+}
+
+// The reach, as /how-it-works prints it. Every label and colour below comes from calling
+// reach.ts on example task statuses, so the page shows what the code does.
+
+const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const lowerStatus = (status: CapabilityStatus) => CAPABILITY_STATUS_LABELS[status].toLowerCase().replace(/ \(.*\)$/, '');
+
+interface ReachCase {
+  statuses: Partial<Record<TaskKey, CapabilityStatus>>;
+  confidence: Confidence;
+  /** The reason the reports give where the agent stops. */
+  reason?: FailureReasonKey;
+}
+
+function caseStatuses(c: ReachCase): Record<TaskKey, CapabilityStatus> {
+  return Object.fromEntries(TASKS.map((task) => [task, c.statuses[task] ?? 'untested'])) as Record<TaskKey, CapabilityStatus>;
+}
+
+function reachOfCase(c: ReachCase): Reach {
+  const statuses = caseStatuses(c);
+  const capabilities = Object.fromEntries(
+    TASKS.map((task) => [task, { status: statuses[task], confidence: statuses[task] === 'untested' || statuses[task] === 'unknown' ? 'low' : c.confidence }]),
+  ) as Record<TaskKey, ReachInput>;
+  // One report per failing step, naming the case's reason: what mostReportedReason reads.
+  const reports: EvidenceReport[] = TASKS.filter((task) => statuses[task] === 'blocked' || statuses[task] === 'unsupported').map((task) => ({
+    id: `example-${task}`,
+    accountId: 'example',
+    outcome: statuses[task] === 'blocked' ? 'BLOCKED' : 'DOES_NOT_WORK',
+    capabilityResults: { [task]: statuses[task] === 'blocked' ? 'BLOCKED' : 'DOES_NOT_WORK' },
+    stage: null,
+    testedAt: null,
+    createdAt: new Date(0),
+    failureReason: c.reason ?? null,
+  }));
+  return reachOf(capabilities, reports);
+}
+
+/** The statuses of a case in words: "supported: website access, browsing; blocked: checkout (reports name a CAPTCHA); …". */
+function givenWords(c: ReachCase): string {
+  const statuses = caseStatuses(c);
+  const groups = new Map<CapabilityStatus, string[]>();
+  for (const task of FUNNEL_TASKS) groups.set(statuses[task], [...(groups.get(statuses[task]) ?? []), REACH_STEP_WORDS[task]]);
+  const parts = CAPABILITY_STATUSES.filter((status) => groups.has(status)).map((status) => {
+    const fails = status === 'blocked' || status === 'unsupported';
+    const reason = fails && c.reason ? ` (the reports name ${STOP_REASON_WORDS[c.reason]})` : '';
+    return `${lowerStatus(status)}: ${groups.get(status)!.join(', ')}${reason}`;
+  });
+  const tested = TASKS.some((task) => statuses[task] !== 'untested');
+  return `${upperFirst(parts.join('; '))}; login ${lowerStatus(statuses.LOGIN)}${tested ? `; ${c.confidence} confidence` : ''}.`;
+}
+
+/** The cases the page works through, each a kind of answer people meet. */
+const REACH_CASES: readonly ReachCase[] = [
+  { statuses: { CART: 'supported', CHECKOUT: 'supported', PURCHASE: 'supported' }, confidence: 'high' },
+  { statuses: { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported', CHECKOUT: 'supported', LOGIN: 'blocked' }, confidence: 'medium' },
+  { statuses: { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'partial', CART: 'supported', CHECKOUT: 'blocked', LOGIN: 'blocked' }, confidence: 'high', reason: 'CAPTCHA' },
+  { statuses: { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported' }, confidence: 'low' },
+  { statuses: { ACCESS: 'supported', SEARCH: 'supported' }, confidence: 'high' },
+  { statuses: { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'unsupported' }, confidence: 'medium', reason: 'INTERFACE' },
+  { statuses: { ACCESS: 'blocked' }, confidence: 'high', reason: 'EXPLICIT_BLOCK' },
+  { statuses: { LOGIN: 'supported', CART: 'unknown' }, confidence: 'low' },
+];
+
+/** The case the ladder picture draws: a reach, a partial step below it, a stop with its reason, login beside. */
+const PICTURED_CASE = REACH_CASES[2]!;
+
+function stepState(reach: Reach, task: FunnelTaskKey, status: CapabilityStatus): ReachStepState {
+  if (reach.stop?.task === task) return 'stop';
+  if (reachLevelOf(task) <= reach.level) return status === 'supported' ? 'passed' : status === 'partial' ? 'partial' : 'no-verdict';
+  return reach.stop ? 'not-reached' : 'no-verdict';
+}
+
+function reachMethodology(): ReachMethodology {
+  const pictured = reachOfCase(PICTURED_CASE);
+  const picturedStatuses = caseStatuses(PICTURED_CASE);
+  const steps = FUNNEL_TASKS.map((key) => ({
+    key,
+    words: REACH_STEP_WORDS[key],
+    level: reachLevelOf(key),
+    status: picturedStatuses[key],
+    state: stepState(pictured, key, picturedStatuses[key]),
+  }));
+  const stop = pictured.stop ? { key: pictured.stop.task, words: REACH_STEP_WORDS[pictured.stop.task], why: stopWords(pictured.stop) } : null;
+  const green = REACH_STEP_WORDS[GREEN_FROM];
+  return {
+    ladder: FUNNEL_TASKS.map((key) => ({ key, label: TASK_LABELS[key], words: REACH_STEP_WORDS[key], level: reachLevelOf(key) })),
+    login: {
+      key: 'LOGIN',
+      label: TASK_LABELS.LOGIN,
+      rule:
+        'Login stands beside the ladder, not on it: many shops let a guest check out. Its status is shown, and a login ' +
+        'requirement is named when it is the reason an agent stops, but a login that fails never lowers the reach.',
+    },
+    stepRules: [
+      { statuses: ['supported'], labels: [CAPABILITY_STATUS_LABELS.supported], rule: 'The agent gets through this step: the reach moves up to it.' },
+      {
+        statuses: ['partial'],
+        labels: [CAPABILITY_STATUS_LABELS.partial],
+        rule: 'It gets through sometimes: the reach moves up to it (as far as the agent has been seen to get), and the label names the step as one that only partly works.',
+      },
+      {
+        statuses: ['unknown', 'untested'],
+        labels: [CAPABILITY_STATUS_LABELS.unknown, CAPABILITY_STATUS_LABELS.untested],
+        rule:
+          'No verdict: the walk goes on to the next step. A completed purchase shows that the earlier steps were passed, and a ' +
+          'shop is not worse for a step nobody tested. The first such step above the reach is named as "not confirmed yet": what to test next.',
+      },
+      {
+        statuses: ['blocked', 'unsupported'],
+        labels: [CAPABILITY_STATUS_LABELS.blocked, CAPABILITY_STATUS_LABELS.unsupported],
+        rule: 'The agent stops here, even when later steps were reported working: the reach is the last step it got through before this one.',
+      },
+    ],
+    stopRule:
+      'Where it stops, the label says why: the failure reason given most often by the reports that saw that step fail ' +
+      `(${FAILURE_REASONS.filter((r) => r !== 'NONE').map((r) => `"${STOP_REASON_WORDS[r]}"`).join(', ')}), ties going to the reason listed first; ` +
+      'without a reason it says only "blocked" or "doesn\'t work".',
+    confidenceRule:
+      'The reach is only as sure as its weakest part: its confidence is the lowest confidence of the steps it passed through ' +
+      '(supported or partial) and of the step where it stops.',
+    labelRule:
+      'The label says how far the agent gets first, then where it stops and why, then a step that only partly works. It claims no ' +
+      'more than the confidence allows: plain words at high confidence ("Gets through checkout"), "usually" at medium, ' +
+      '"in few reports" at low. Short of the cart without a stop it says only what is confirmed so far. The API\'s label, ' +
+      'the pages, the badges, the feeds and the MCP tools all print this same label.',
+    greenFrom: { key: GREEN_FROM, label: TASK_LABELS[GREEN_FROM], words: green, level: reachLevelOf(GREEN_FROM) },
+    tones: [
+      { tone: 'green', name: 'Green', when: `The agent gets at least through ${green}, at medium confidence or better (it may stop later on).` },
+      { tone: 'amber', name: 'Amber', when: `It gets some way without a stop but not yet through ${green}, or anything at low confidence (one report decides no colour).` },
+      { tone: 'red', name: 'Red', when: `It stops (blocked or doesn't work) before getting through ${green}, at medium confidence or better.` },
+      { tone: 'grey', name: 'Grey', when: 'Nothing known yet: not tested, or no step of the ladder confirmed and none failing.' },
+    ],
+    picture: {
+      steps,
+      login: picturedStatuses.LOGIN,
+      reach: pictured.task,
+      stop,
+      label: reachLabel(pictured),
+      tone: reachTone(pictured),
+      description:
+        `From the bottom: ${steps.map((s) => `${s.words} ${lowerStatus(s.status)}`).join(', ')}. ` +
+        `The reach is ${pictured.task ? REACH_STEP_WORDS[pictured.task] : 'no step'}` +
+        `${stop ? `; the agent stops at ${stop.words}, ${stop.why}` : ''}. ` +
+        `Login, beside the ladder, is ${lowerStatus(picturedStatuses.LOGIN)}, and does not lower the reach.`,
+    },
+    examples: REACH_CASES.map((c) => {
+      const reach = reachOfCase(c);
+      return { given: givenWords(c), statuses: caseStatuses(c), confidence: reach.confidence, level: reach.level, label: reachLabel(reach), tone: reachTone(reach) };
+    }),
+    untestedLabel: reachLabel(reachOfCase({ statuses: {}, confidence: 'low' })),
   };
 }

@@ -1,15 +1,17 @@
-// Embeddable status badges (shields style, rendered by shields.io's own badge-maker, which
-// escapes its text): one agent's status on one merchant, overall or for one task. Public
-// summaries only, the same the API shows; an unknown merchant or agent is a grey "unknown".
+// Embeddable badges (shields style, rendered by shields.io's own badge-maker, which escapes its
+// text): how far one agent gets on one merchant (its reach label, coloured by the reach's tone),
+// or one task's status with ?task=. Public summaries only, the same the API shows; an unknown
+// merchant or agent is a grey "unknown".
 import { makeBadge } from 'badge-maker';
 import type { PrismaClient } from '../../db/client.js';
-import { TASK_LABELS, TASKS, type CapabilityStatus, type TaskKey } from '../aggregation/constants.js';
+import { TASK_LABELS, TASKS, UNTESTED_SUMMARY_LABEL, type CapabilityStatus, type TaskKey } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
+import { reachView, type ReachTone } from '../aggregation/reach.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { findPublicMerchant, summariesFor } from '../merchants/merchants.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
 
-/** The words and colour of each status on a badge (short: badges are small). */
+/** The words and colour of each task status on a per-task badge (short: badges are small). */
 export const BADGE_STATUS: Readonly<Record<CapabilityStatus, { message: string; color: string }>> = {
   supported: { message: 'supported', color: '#2e7d32' },
   partial: { message: 'partial', color: '#b26a00' },
@@ -18,6 +20,37 @@ export const BADGE_STATUS: Readonly<Record<CapabilityStatus, { message: string; 
   unknown: { message: 'unknown evidence', color: '#6e6e6e' },
   untested: { message: 'untested', color: '#6e6e6e' },
 };
+
+/**
+ * The colour of each reach tone on an agent's badge. Amber is light enough that badge-maker
+ * writes dark text on it (contrast above 7:1); the others carry white text.
+ */
+export const BADGE_TONE: Readonly<Record<ReachTone, string>> = {
+  green: '#2e7d32',
+  amber: '#ffc107',
+  red: '#c62828',
+  grey: '#6e6e6e',
+};
+
+/** Characters of a badge's message past which its optional clauses are dropped. */
+export const BADGE_MESSAGE_MAX = 64;
+
+/**
+ * A reach label as a badge says it: its first letter lower-case (it follows the agent's name),
+ * how far the agent gets and where it stops, with the reason, always kept; the clauses after
+ * them ("… only partly works", "… not confirmed yet") kept only while it fits BADGE_MESSAGE_MAX.
+ */
+export function badgeMessage(label: string): string {
+  const clauses = label.split('; ');
+  const stop = clauses.findIndex((clause) => /^(usually )?stop/i.test(clause));
+  const kept = clauses.slice(0, stop === 1 ? 2 : 1);
+  for (const clause of clauses.slice(kept.length)) {
+    if ([...kept, clause].join('; ').length > BADGE_MESSAGE_MAX) break;
+    kept.push(clause);
+  }
+  const message = kept.join('; ');
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}
 
 export interface Badge {
   status: 200 | 400 | 404;
@@ -38,9 +71,15 @@ export async function badge(prisma: PrismaClient, input: { merchantSlug: string;
   if (!merchant || !agent) return grey(404, 'agent compatibility', 'unknown');
   const [row] = await summariesFor(prisma, [merchant.id], agent.id);
   const summary = row?.summary as AgentSummary | undefined;
-  const status: CapabilityStatus = summary ? (task ? summary.capabilities[task].status : summary.status) : 'untested';
-  const shown = BADGE_STATUS[status];
-  const label = task ? `${agent.name} · ${TASK_LABELS[task].toLowerCase()}` : agent.name;
-  const confidence = summary && status !== 'untested' ? `, ${(task ? summary.capabilities[task].confidence : summary.confidence)} confidence` : '';
-  return { status: 200, svg: makeBadge({ label, message: `${shown.message}${confidence}`, color: shown.color }) };
+  if (task) {
+    const capability = summary?.capabilities[task];
+    const status: CapabilityStatus = capability?.status ?? 'untested';
+    const confidence = capability && status !== 'untested' ? `, ${capability.confidence} confidence` : '';
+    const shown = BADGE_STATUS[status];
+    return { status: 200, svg: makeBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
+  }
+  // How far the agent gets: the API's label (reach.label), coloured by reach and confidence.
+  const reach = summary ? reachView(summary) : null;
+  const message = badgeMessage(reach?.label ?? UNTESTED_SUMMARY_LABEL);
+  return { status: 200, svg: makeBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
 }

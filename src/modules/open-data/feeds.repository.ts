@@ -1,13 +1,17 @@
-// The status changes the feeds list: only of public merchants and active agents.
+// The status changes the feeds list (only of public merchants and active agents), and the
+// current reach of the merchant and agent pairs their entries name.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { CapabilityStatus, TaskKey } from '../aggregation/constants.js';
+import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
+import type { Reach, ReachInput } from '../aggregation/reach.js';
 
 export interface StatusChangeRow {
   id: string;
   merchantId: string;
   merchantSlug: string;
   merchantName: string;
+  agentId: string;
   agentSlug: string;
   agentName: string;
   task: TaskKey | null;
@@ -27,11 +31,42 @@ export async function latestStatusChanges(
   if (scope.categoryId) list.push(Prisma.sql`m.category_id = ${scope.categoryId}::uuid`);
   return prisma.$queryRaw<StatusChangeRow[]>`
     SELECT c.id, c.merchant_id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
-           a.slug AS "agentSlug", a.name AS "agentName", c.task, c.from_status AS "fromStatus",
+           c.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName", c.task, c.from_status AS "fromStatus",
            c.to_status AS "toStatus", c.changed_at AS "changedAt"
       FROM status_changes c
       JOIN merchants m ON m.id = c.merchant_id AND m.is_public
       JOIN agents a ON a.id = c.agent_id AND a.active
      WHERE ${Prisma.join(list, ' AND ')}
      ORDER BY c.changed_at DESC, c.id DESC LIMIT ${limit}`;
+}
+
+/** What reachView needs of a stored summary: its reach, and its task statuses for a summary stored before it. */
+export interface StoredReach {
+  reach?: Reach;
+  capabilities: Record<TaskKey, ReachInput>;
+}
+
+/**
+ * The public summaries of these merchant and agent pairs (only the parts a reach is read from),
+ * keyed `merchantId:agentId`; a pair without approved reports is absent.
+ */
+export async function currentReaches(
+  prisma: PrismaClient,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
+): Promise<Map<string, StoredReach>> {
+  if (pairs.length === 0) return new Map();
+  // As text, parsed here, like the directory's summary reads.
+  const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId",
+           jsonb_build_object('reach', s.summary -> 'reach', 'capabilities', s.summary -> 'capabilities')::text AS summary
+      FROM ${PUBLIC_SUMMARIES}
+      JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[]) AS p(merchant_id, agent_id)
+        ON p.merchant_id = s.merchant_id AND p.agent_id = s.agent_id
+     WHERE s.report_count > 0`;
+  return new Map(
+    rows.map((row) => {
+      const { reach, capabilities } = JSON.parse(row.summary) as { reach: Reach | null; capabilities: StoredReach['capabilities'] };
+      return [`${row.merchantId}:${row.agentId}`, reach ? { reach, capabilities } : { capabilities }];
+    }),
+  );
 }

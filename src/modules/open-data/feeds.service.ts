@@ -1,18 +1,20 @@
 // Atom feeds of the directory's news: newly approved reports, and changes of a status for a
-// merchant, agent and task (written by the aggregation when it recomputes a summary). Site-wide,
-// or for one merchant, agent or category. Public data only, through the same views as the API;
+// merchant, agent and task (written by the aggregation when it recomputes a summary), each
+// naming how far the agent gets there now (its reach label, the API's). Site-wide, or for one
+// merchant, agent or category. Public data only, through the same views as the API;
 // sponsorship never appears. Written with the `feed` library.
 import ejs from 'ejs';
 import { Feed } from 'feed';
 import type { PrismaClient } from '../../db/client.js';
 import { notFound } from '../../errors.js';
 import { CAPABILITY_STATUS_LABELS, OUTCOME_LABELS, TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
+import { reachView } from '../aggregation/reach.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { agentPageUrl, categoryPageUrl, DISCLAIMER, merchantPageUrl, methodologyUrl, type Links } from '../directory/notice.js';
 import { findPublicMerchant } from '../merchants/merchants.repository.js';
 import { latestApprovedReports } from '../reports/public-reports.repository.js';
 import { reportView } from '../reports/public-reports.service.js';
-import { latestStatusChanges } from './feeds.repository.js';
+import { currentReaches, latestStatusChanges } from './feeds.repository.js';
 import { DATA_LICENCE } from './licence.js';
 import { SLUG_PATTERN } from '../../text.js';
 
@@ -76,6 +78,16 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
     latestApprovedReports(deps.prisma, where.filter, FEED_ENTRIES),
     latestStatusChanges(deps.prisma, where.filter, FEED_ENTRIES),
   ]);
+  const pairs = new Map([...reports, ...changes].map((row) => [`${row.merchantId}:${row.agentId}`, { merchantId: row.merchantId, agentId: row.agentId }]));
+  const reaches = await currentReaches(deps.prisma, [...pairs.values()]);
+  const reachUrl = `${methodologyUrl(deps)}#reach`;
+  /** How far the agent gets on the merchant now, when it has public evidence there: the API's label. */
+  const reachNow = (row: { merchantId: string; agentId: string; agentName: string; merchantName: string }) => {
+    const stored = reaches.get(`${row.merchantId}:${row.agentId}`);
+    if (!stored) return '';
+    const { label } = reachView(stored);
+    return `<p>How far <strong>${escapeHtml(row.agentName)}</strong> gets on ${escapeHtml(row.merchantName)} now: <strong>${escapeHtml(label)}</strong> (<a href="${escapeHtml(reachUrl)}">how reach is judged</a>).</p>`;
+  };
   const entries: Entry[] = [
     ...reports.map((row): Entry => {
       const report = reportView(deps, row);
@@ -92,6 +104,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
           `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
           tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
           report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
+          reachNow(row),
           `<p><a href="${escapeHtml(report.url)}">The report (JSON)</a> · <a href="${escapeHtml(page)}">the merchant's page</a></p>`,
           `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
         ].join(''),
@@ -109,6 +122,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
         date: change.changedAt,
         content: [
           `<p>${escapeHtml(what)} for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> changed from <strong>${escapeHtml(from)}</strong> to <strong>${escapeHtml(to)}</strong>, as approved reports were added, changed or aged.</p>`,
+          reachNow(change),
           `<p><a href="${escapeHtml(methodologyUrl(deps))}">How statuses are computed</a></p>`,
           `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
         ].join(''),

@@ -1,16 +1,20 @@
 // /agent-guide: plain text, complete enough for an AI agent with nothing else. Every enumeration,
 // limit, problem code, MCP tool and URL is printed from the same constants and schema the API
-// enforces (contributionSchema, the key, queue and MCP constants, PROBLEM_TYPES, TOOLS), so the
-// guide cannot drift from the code. The worked example (section "Worked example") is a real
+// enforces (contributionSchema, the key, queue and MCP constants, PROBLEM_TYPES, TOOLS, the
+// summary's Reach schema and the reach constants), so the guide cannot drift from the code.
+// The worked example (section "Worked example") is a real
 // exchange captured from a running server, with ids replaced by placeholders and long text
 // trimmed; its limit figures are printed from the configuration.
+import { z } from 'zod';
 import type { Config } from '../../config/env.js';
 import { KEY_PARAMETER_NAMES } from '../../http/middleware/key-in-query.js';
 import { MCP_MAX_BODY_BYTES } from '../../mcp/server.js';
 import { TOOLS } from '../../mcp/tools.js';
 import { PROBLEM_TYPES } from '../../problem-types.js';
-import { CAPABILITY_STATUSES, CAPABILITY_STATUS_LABELS } from '../aggregation/constants.js';
+import { CAPABILITY_STATUSES, CAPABILITY_STATUS_LABELS, CONFIDENCE_LEVELS, FUNNEL_TASKS } from '../aggregation/constants.js';
+import { GREEN_FROM, REACH_TONES } from '../aggregation/reach.js';
 import { DISCLAIMER, MAX_PAGE } from '../directory/notice.js';
+import { Reach } from '../directory/schemas.js';
 import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
 import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
@@ -64,8 +68,9 @@ export const BACKOFF = { firstSeconds: 2, factor: 2, maxSeconds: 300, maxAttempt
  */
 export const MCP_TOOL_SUMMARIES: Readonly<Record<string, string>> = {
   search_merchants:
-    'Search the directory (GET /api/v1/merchants): q, category, agent, outcome, stage, region, days, minReports, sort, page, view ("compact" is far smaller).',
-  get_merchant: 'One merchant by slugOrId, with a summary for every active agent (GET /api/v1/merchants/{slugOrId}).',
+    'Search the directory (GET /api/v1/merchants): q, category, agent, outcome, stage, region, days, minReports, reaches, task, ' +
+    'taskStatus, minConfidence, sort (reach: furthest first), page, view ("compact" is far smaller). Each agent summary has its reach.',
+  get_merchant: 'One merchant by slugOrId, with a summary (its reach and the status of each task) for every active agent (GET /api/v1/merchants/{slugOrId}).',
   list_agents: 'Active agents: id, slug, name, vendor (GET /api/v1/agents); page.',
   list_categories: 'Canonical categories: name, slug, page URL, public merchant count (GET /api/v1/categories); page.',
   whoami: 'KEY. Your agent (agent.id is your agentId), your key and every limit with what remains (GET /api/v1/automation/me).',
@@ -114,6 +119,20 @@ function fieldRules(body: Record<string, unknown>): string {
     .join('\n');
 }
 
+/**
+ * The fields of a summary's `reach`, from the API's own schema (its descriptions), with the
+ * members of an object field: what an agent reads, as the OpenAPI document says it.
+ */
+function reachFields(): string {
+  return Object.entries(Reach.shape)
+    .map(([name, field]) => {
+      const inner = field instanceof z.ZodNullable ? field.unwrap() : field;
+      const members = inner instanceof z.ZodObject ? ` {${Object.keys(inner.shape).join(', ')}}` : '';
+      return wrap(`  ${(name + members).padEnd(28)} `, field.description ?? '');
+    })
+    .join('\n');
+}
+
 /** Problem codes by status, from PROBLEM_TYPES: `status  code, code, …`. */
 function problemCodesByStatus(): string {
   const byStatus = new Map<number, string[]>();
@@ -127,7 +146,7 @@ function problemCodesByStatus(): string {
 }
 
 /** The sections, in order: references between them are printed from this list. */
-const SECTION_ORDER = ['about', 'words', 'quick', 'keys', 'me', 'fields', 'submit', 'queue', 'own', 'example', 'public', 'errors', 'limits', 'mcp', 'conduct'] as const;
+const SECTION_ORDER = ['about', 'words', 'quick', 'keys', 'me', 'fields', 'submit', 'queue', 'own', 'example', 'public', 'reach', 'errors', 'limits', 'mcp', 'conduct'] as const;
 type SectionId = (typeof SECTION_ORDER)[number];
 const num = (id: SectionId) => SECTION_ORDER.indexOf(id) + 1;
 
@@ -399,6 +418,7 @@ one test of one merchant with one agent. Every report is moderated; only approve
 for public merchants and active agents become public, and they are aggregated into
 per-agent summaries and per-task capability statuses:
 ${CAPABILITY_STATUSES.map((s) => `  ${s.padEnd(12)} ${CAPABILITY_STATUS_LABELS[s]}`).join('\n')}
+Each summary says how far the agent gets, its reach (section ${num('reach')}).
 
 ${wrap('', DISCLAIMER, 92)}
 A successful submission is not a published compatibility claim: it waits for moderation.
@@ -669,20 +689,51 @@ page and pageSize (${l.pageSize}). Pages run from 1 to ${n(MAX_PAGE)}; a page pa
 Merchant filters: q (text in name, slug or website), category (canonical slug, or a legacy or
 original name: section ${num('words')}), agent (slug), outcome, stage (exact furthest stage), region (ISO
 3166-1 alpha-2 code or GLOBAL, case-insensitive: merchants serving it or GLOBAL), days
-(1-3650), minReports, sort (recent, popular, name, rating; rating needs agent), page, view
-(standard or compact). Sponsored listings come first, then the chosen order.
+(1-3650), minReports, reaches, task and taskStatus, minConfidence (these four need agent:
+section ${num('reach')}), sort (recent, popular, name, reach, rating; reach and rating need agent), page,
+view (standard or compact). Sponsored listings come first, then the chosen order.
 Unknown or repeated query parameters are a 400 naming them (a misspelt filter is never
 silently dropped); cache busters and tracking parameters such as _ and utm_* are ignored.
 A query string of more than 100 parameters is a 400 query-too-long (it is never read in part).
 Lists send a Link header with first, prev, next and last (absolute, with your filters).
 Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.
-Each agent of a merchant's record also has trend: its statuses from the last 90 days alone and
-its outcomes per month (null without reports).
+Every per-agent summary has reach, how far the agent gets (section ${num('reach')}); its label is
+reach.label. Each agent of a merchant's record also has trend: its statuses from the last
+90 days alone and its outcomes per month (null without reports).
   GET /api/v1                              an index of the API (Link: service-desc, service-doc)
 Open data, outside the API: ${baseUrl}/llms.txt lists these documents; ${baseUrl}/data has
 daily dumps of everything public (gzipped NDJSON, CC BY 4.0); ${baseUrl}/feed.atom (and
 /merchants/{slug}/feed.atom, /agents/{slug}/feed.atom, /categories/{slug}/feed.atom) announce
 newly approved reports and status changes: follow a feed rather than polling the API.`,
+    },
+    {
+      id: 'reach',
+      title: 'How far an agent gets: reach',
+      body: `Each per-agent summary, wherever it appears (a merchant's record, the merchant lists and
+view=compact, /api/v1/agents/{slug}/merchants, the MCP tools, the dumps), has reach: how far
+the agent gets at that merchant, where it stops and why. The summary's label is reach.label.
+${reachFields()}
+The rule (${baseUrl}/how-it-works#reach has it with a picture):
+${[
+  `The ladder is ${FUNNEL_TASKS.join(' -> ')}. LOGIN stands beside it: many shops let a guest check out, so a failing login never lowers the reach (reach.login shows it, and a login requirement is named when it is why the agent stops).`,
+  `Walk up from ${FUNNEL_TASKS[0]}: a supported or partial step moves the reach up to it (partial ones are listed in reach.partial); an unknown or untested step has no verdict and is passed over; the first blocked or unsupported step is reach.stop, with the failure reason the reports that saw it fail give most often.`,
+  'reach.confidence is the lowest confidence of the steps passed and of the stop; the label says no more than it allows ("usually" at medium, "in few reports" at low).',
+  `reach.tone (${REACH_TONES.join(', ')}): green from ${GREEN_FROM} on at medium confidence or better; amber some way, or not sure; red stops before ${GREEN_FROM}; grey nothing known.`,
+]
+  .map((rule) => wrap('  - ', rule, 94))
+  .join('\n')}
+Filters and sort, on GET /api/v1/merchants (with agent=<slug>), on
+GET /api/v1/agents/{slug}/merchants and in the MCP tool search_merchants:
+${[
+  ['reaches=<STEP>', 'the agent gets at least through this ladder step (not LOGIN)'],
+  ['task=<TASK>&taskStatus=<s,...>', `this task's status (LOGIN included) is one of these, comma-separated: ${CAPABILITY_STATUSES.join(', ')}`],
+  ['minConfidence=<level>', `the reach's confidence is at least this (${CONFIDENCE_LEVELS.join(' < ')})`],
+  ['sort=reach', 'furthest reach first, then the more confident, then the newest report'],
+]
+  .map(([parameter, meaning]) => wrap(`  ${parameter!.padEnd(32)} `, meaning!))
+  .join('\n')}
+Where does my agent get through checkout, furthest first:
+  GET ${api}/agents/<slug>/merchants?reaches=CHECKOUT&sort=reach`,
     },
     {
       id: 'errors',

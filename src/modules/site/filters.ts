@@ -5,7 +5,23 @@
 // friendly messages next to the form, never a 500.
 import type { z } from 'zod';
 import { Refusal } from '../../errors.js';
-import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
+import { agentMerchantQuery, FILTER_RULES, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
+
+/** The filters that read one agent's summaries: they need an agent (the path's, or agent=). */
+export const AGENT_FILTERS = ['reaches', 'task', 'taskStatus', 'minConfidence'] as const;
+
+/** The API's rules for combinations of filters, in the form's words. */
+const RULE_MESSAGES: ReadonlyMap<string, string> = new Map([
+  [FILTER_RULES.reachNeedsAgent, 'Gets at least through: choose an agent too; how far an agent gets is its own.'],
+  [FILTER_RULES.confidenceNeedsAgent, 'How sure, at least: choose an agent too; the confidence is of that agent\'s reach.'],
+  [FILTER_RULES.taskNeedsAgent, 'Task: choose an agent too; a task\'s status is one agent\'s.'],
+  [FILTER_RULES.taskNeedsStatus, 'Where that task: choose which statuses to match for the task.'],
+  [FILTER_RULES.statusNeedsTask, 'Task: choose the task whose status to match.'],
+  [FILTER_RULES.notOnLadder, 'Gets at least through: choose one of the listed steps.'],
+  [FILTER_RULES.loginOffLadder, 'Gets at least through: login is not a step toward a purchase (many shops let a guest check out); filter on its status with Task instead.'],
+  [FILTER_RULES.sortReachNeedsAgent, 'Sorting by how far the agent gets needs an agent: choose one, or sort another way.'],
+  [FILTER_RULES.sortRatingNeedsAgent, 'Sorting by rating needs an agent: choose one, or sort another way.'],
+]);
 
 /**
  * Every filter of GET /api/v1/merchants with the form's label (for messages), in the order the
@@ -15,6 +31,11 @@ export const FILTER_LABELS = {
   q: 'Search',
   category: 'Category',
   agent: 'Agent',
+  // What the agent's summaries say (they need an agent): how far it gets, one task's status, how sure.
+  reaches: 'Gets at least through',
+  task: 'Task',
+  taskStatus: 'Where that task',
+  minConfidence: 'How sure, at least',
   // These two match single reports, not the statuses on the badges: the labels say so.
   outcome: 'Has a report saying',
   stage: 'Has a report whose furthest stage is',
@@ -45,6 +66,8 @@ export interface ParsedFilters {
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function messageFor(field: FilterField, detail: string): string {
+  const rule = RULE_MESSAGES.get(detail);
+  if (rule) return rule;
   if (field === 'sort' && /rating/.test(detail)) return 'Sorting by rating needs an agent: choose one, or sort another way.';
   if (detail.startsWith('Invalid option')) return `${FILTER_LABELS[field]}: choose one of the listed options.`;
   return `${FILTER_LABELS[field]}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}.`;

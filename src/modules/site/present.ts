@@ -23,6 +23,8 @@ import {
   type OutcomeKey,
   type TaskKey,
 } from '../aggregation/constants.js';
+import type { FunnelTaskKey } from '../aggregation/constants.js';
+import { REACH_STEP_WORDS, stopWords, type ReachTone, type ReachView } from '../aggregation/reach.js';
 import type { AgentSummaryView, MerchantView } from '../merchants/merchants.service.js';
 import { formatDate, isoDay } from '../../dates.js';
 
@@ -247,6 +249,9 @@ export interface AgentRowView {
   overallConfidenceLabel: string;
   counts: Array<{ outcome: OutcomeKey; label: string; count: number }>;
   cells: CellView[];
+  /** How far the agent gets (the API's `reach`), and the ladder step by step. */
+  reach: ReachView;
+  ladder: LadderStep[];
 }
 
 /** A task no report says anything about (the summaries always carry all seven; this is a guard). */
@@ -277,6 +282,8 @@ export function matrixRows(merchant: MerchantView, reportHref: (reportId: string
     shortLabel: STATUS_SHORT_LABELS[summary.status],
     symbol: STATUS_SYMBOLS[summary.status],
     label: summary.label,
+    reach: summary.reach,
+    ladder: ladderSteps(summary.reach, summary.capabilities),
     tested: summary.status !== 'untested',
     statusTaskLabel: summary.statusTask ? TASK_LABELS[summary.statusTask] : null,
     sentence: statusSentence(summary),
@@ -317,6 +324,115 @@ export function matrixRows(merchant: MerchantView, reportHref: (reportId: string
   }));
 }
 
+// How far an agent gets (aggregation/reach.ts), as the pages show it: the reach's own label,
+// coloured by its tone, always with a symbol beside the colour and the words themselves.
+
+/** A shape per tone beside its colour (hidden from screen readers: the label says it in words). */
+export const REACH_TONE_SYMBOLS: Readonly<Record<ReachTone, string>> = { green: '✓', amber: '◐', red: '✕', grey: '–' };
+
+/** What each colour means, for the legends. */
+export const REACH_TONE_MEANINGS: Readonly<Record<ReachTone, string>> = {
+  green: 'known to get at least as far as the cart (medium confidence or better)',
+  amber: 'gets some way, or seen in only a few reports',
+  red: 'stops before the cart (medium confidence or better)',
+  grey: 'not tested yet, or no step confirmed',
+};
+
+/** The ladder's steps as short names, for the merchant page's ladders and the finders. */
+export const LADDER_STEP_NAMES: Readonly<Record<FunnelTaskKey, string>> = {
+  ACCESS: 'Access',
+  SEARCH: 'Browsing',
+  DETAILS: 'Details',
+  CART: 'Cart',
+  CHECKOUT: 'Checkout',
+  PURCHASE: 'Purchase',
+};
+
+/** Where an agent stands on one step of the ladder, as the merchant page draws it. */
+export type LadderState = 'through' | 'partial' | 'passed' | 'stop' | 'open' | 'beyond';
+
+export const LADDER_STATE_WORDS: Readonly<Record<LadderState, string>> = {
+  through: 'gets through',
+  partial: 'only partly works',
+  passed: 'passed on the way (not reported on its own)',
+  stop: 'stops here',
+  open: 'not confirmed yet',
+  beyond: 'not reached',
+};
+
+export const LADDER_STATE_SYMBOLS: Readonly<Record<LadderState, string>> = {
+  through: '✓',
+  partial: '◐',
+  passed: '✓',
+  stop: '✕',
+  open: '?',
+  beyond: '·',
+};
+
+export interface LadderStep {
+  task: FunnelTaskKey;
+  name: string;
+  /** The step as a sentence names it ("the cart"). */
+  words: string;
+  state: LadderState;
+  stateWords: string;
+  symbol: string;
+}
+
+/** The six steps of the ladder for one agent: how far it gets, where it stops, what is open. */
+export function ladderSteps(reach: ReachView, capabilities: Partial<Record<TaskKey, { status: CapabilityStatus }>>): LadderStep[] {
+  const stopLevel = reach.stop ? FUNNEL_TASKS.indexOf(reach.stop.task) + 1 : Infinity;
+  return FUNNEL_TASKS.map((task, index) => {
+    const level = index + 1;
+    const status = capabilities[task]?.status ?? 'untested';
+    let state: LadderState;
+    if (reach.stop && reach.stop.task === task) state = 'stop';
+    else if (level > stopLevel) state = 'beyond';
+    else if (level <= reach.level) state = reach.partial.includes(task) ? 'partial' : status === 'supported' ? 'through' : 'passed';
+    else state = 'open';
+    const stateWords = state === 'stop' && reach.stop ? `stops here: ${stopWords(reach.stop)}` : LADDER_STATE_WORDS[state];
+    return { task, name: LADDER_STEP_NAMES[task], words: REACH_STEP_WORDS[task], state, stateWords, symbol: LADDER_STATE_SYMBOLS[state] };
+  });
+}
+
+/** The ladder's steps for the "gets at least through" choosers, nearest first. */
+export const REACH_CHOICES: ReadonlyArray<{ task: FunnelTaskKey; words: string }> = FUNNEL_TASKS.map((task) => ({ task, words: REACH_STEP_WORDS[task] }));
+
+/** "Gets through checkout", "Completes purchases": a count's caption on an agent's page. */
+export const reachCountLabel = (task: FunnelTaskKey) => (task === 'PURCHASE' ? 'Completes purchases' : `Gets through ${REACH_STEP_WORDS[task]}`);
+
+/** The task-status filter's choices: sets of statuses, in words, as the form offers them. */
+export const TASK_STATUS_CHOICES: ReadonlyArray<{ value: string; words: string }> = [
+  { value: 'supported', words: 'works' },
+  { value: 'supported,partial', words: 'works or partly works' },
+  { value: 'partial', words: 'only partly works' },
+  { value: 'blocked,unsupported', words: "is blocked or doesn't work" },
+  { value: 'blocked', words: 'is blocked' },
+  { value: 'unsupported', words: "doesn't work" },
+  { value: 'unknown,untested', words: 'has no verdict yet' },
+];
+
+/** A taskStatus value in words ("blocked,unsupported" → "is blocked or doesn't work"). */
+export function taskStatusWords(value: string): string {
+  const known = TASK_STATUS_CHOICES.find((c) => c.value === value);
+  if (known) return known.words;
+  const words = value.split(',').map((s) => CAPABILITY_STATUS_LABELS[s as CapabilityStatus]?.toLowerCase() ?? s);
+  return `is ${listOf(words).replace(/ and ([^ ]+)$/, ' or $1')}`;
+}
+
+/**
+ * The active agents a search text names ("errand otter", "Otter", "errand-otter"): the text is
+ * in the agent's name or slug (at least three characters of it), or the name is in the text.
+ */
+export function agentsNamed<A extends { name: string; slug: string }>(text: string | undefined, agents: readonly A[]): A[] {
+  const q = (text ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
+  if (q.length < 3) return [];
+  return agents.filter((a) => {
+    const name = a.name.toLowerCase();
+    return name.includes(q) || a.slug.includes(q.replace(/ /g, '-')) || q.includes(name) || q.includes(a.slug);
+  });
+}
+
 /** Labels and helpers every directory template may use. */
 export const viewHelpers = {
   TASKS,
@@ -338,4 +454,13 @@ export const viewHelpers = {
   statusSentence,
   overallConfidenceLabel,
   CONFIDENCE_HREF,
+  REACH_TONE_SYMBOLS,
+  REACH_TONE_MEANINGS,
+  REACH_CHOICES,
+  REACH_STEP_WORDS,
+  LADDER_STEP_NAMES,
+  LADDER_STATE_SYMBOLS,
+  LADDER_STATE_WORDS,
+  TASK_STATUS_CHOICES,
+  taskStatusWords,
 };

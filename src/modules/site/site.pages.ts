@@ -37,9 +37,21 @@ import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
 import { recentReports } from '../reports/public-reports.service.js';
 import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
 import { agentGuide } from './agent-guide.js';
-import { FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type FilterField, type Scope } from './filters.js';
-import { confidenceInWords, matrixRows, PLACEMENT_LABELS, SPONSORED_LABEL, viewHelpers } from './present.js';
-import { agentOverview, newestApprovedReportAt } from './site.repository.js';
+import { AGENT_FILTERS, FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type FilterField, type Scope } from './filters.js';
+import {
+  agentsNamed,
+  confidenceInWords,
+  listOf,
+  matrixRows,
+  PLACEMENT_LABELS,
+  reachCountLabel,
+  SPONSORED_LABEL,
+  taskStatusWords,
+  viewHelpers,
+} from './present.js';
+import { agentOverview, newestApprovedReportAt, reachesOn, STUCK_STATUSES } from './site.repository.js';
+import { REACH_STEP_WORDS } from '../aggregation/reach.js';
+import type { FunnelTaskKey } from '../aggregation/constants.js';
 import { Refusal } from '../../errors.js';
 import { formatDate } from '../../dates.js';
 
@@ -53,14 +65,18 @@ export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], strin
   recent: 'Most recently reported',
   popular: 'Most reports',
   name: 'Name',
+  reach: 'How far the agent gets (needs an agent)',
   rating: 'Rating (needs an agent)',
 };
+
+/** Sponsored listings shown above the results, one line each; any more come after the results. */
+export const MAX_SPONSORED_ABOVE = 3;
 
 /** Days counted as "recent" in an agent page's overview. */
 export const AGENT_OVERVIEW_DAYS = 30;
 
 /** The filters that narrow the results (search text, sort and page do not). */
-const NARROWING: readonly FilterField[] = ['category', 'agent', 'outcome', 'stage', 'region', 'days', 'minReports'];
+const NARROWING: readonly FilterField[] = ['category', 'agent', 'reaches', 'task', 'taskStatus', 'minConfidence', 'outcome', 'stage', 'region', 'days', 'minReports'];
 
 const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0a58ca"/>' +
@@ -97,12 +113,27 @@ export function sitePageHandlers(deps: SitePagesDeps) {
   ): Promise<void> {
     const c = ctx();
     const raw = { ...(req.query as Record<string, unknown>) };
-    // Sorting by rating needs an agent (each agent has its own rating). Without one the page
-    // says so and offers the agents, and lists in the default order meanwhile: never a page of
-    // nothing. (The API answers 400: a client must choose.)
-    const agentGiven = typeof raw.agent === 'string' && raw.agent.trim() !== '';
-    const ratingNeedsAgent = view.scope.kind !== 'agent' && raw.sort === 'rating' && !agentGiven;
-    if (ratingNeedsAgent) delete raw.sort;
+    // Sorting by rating or reach, and the reach filters, need an agent (each agent has its own
+    // rating and reach). Without one the page says so and offers the agents, each link keeping
+    // what was asked, and lists meanwhile without them: never a page of nothing. (The API
+    // answers 400: a client must choose.)
+    const agentGiven = view.scope.kind === 'agent' || (typeof raw.agent === 'string' && raw.agent.trim() !== '');
+    const held: Partial<Record<FilterField, string>> = {};
+    if (!agentGiven) {
+      if (raw.sort === 'rating' || raw.sort === 'reach') {
+        held.sort = raw.sort;
+        delete raw.sort;
+      }
+      for (const field of AGENT_FILTERS) {
+        const value = raw[field];
+        if (typeof value === 'string' && value.trim() !== '') {
+          held[field] = value.trim();
+          delete raw[field];
+        }
+      }
+    }
+    // The category page can show its merchants as a merchants × agents table instead of cards.
+    const layout: 'cards' | 'table' = view.scope.kind === 'category' && raw.layout === 'table' ? 'table' : 'cards';
     const parsed = parseFilters(raw, view.scope);
     let errors: FilterError[] = parsed.errors;
     let results: Awaited<ReturnType<typeof searchDirectory>> | null = null;
@@ -124,19 +155,47 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     const currentPage = parsed.query?.page ?? 1;
     const totalPages = results ? Math.max(1, Math.ceil(results.total / PAGE_SIZE)) : 1;
     const values = parsed.values;
+    const layoutQuery = layout === 'table' ? 'layout=table' : '';
+    /** A link to this page with these filters (and the page's layout). */
+    const hrefWith = (v: Partial<Record<FilterField, string>>, page?: number) => {
+      const query = filterQueryString(v, page);
+      return `${view.basePath}${query}${layoutQuery ? `${query ? '&' : '?'}${layoutQuery}` : ''}`;
+    };
     // What narrows the results, in the form's words, for the line above them.
     const nameOf = (field: FilterField, value: string): string => {
       if (field === 'category') return categoryList.find((x) => x.slug === value)?.name ?? value;
       if (field === 'agent') return agentList.find((x) => x.slug === value)?.name ?? value;
       if (field === 'outcome') return viewHelpers.OUTCOME_LABELS[value as keyof typeof viewHelpers.OUTCOME_LABELS] ?? value;
       if (field === 'stage') return viewHelpers.STAGE_LABELS[value as keyof typeof viewHelpers.STAGE_LABELS] ?? value;
+      if (field === 'reaches') return REACH_STEP_WORDS[value as FunnelTaskKey] ?? value;
+      if (field === 'task') return TASK_WORDS[value as keyof typeof TASK_WORDS] ?? value;
+      if (field === 'taskStatus') return taskStatusWords(value);
+      if (field === 'minConfidence') return viewHelpers.CONFIDENCE_LABELS[value as keyof typeof viewHelpers.CONFIDENCE_LABELS] ?? value;
       return value;
     };
     const activeFilters = NARROWING.flatMap((field) => {
       const value = values[field];
       return value ? [{ field, label: FILTER_LABELS[field], value: nameOf(field, value) }] : [];
     });
-    const withoutFilters = filterQueryString({ q: values.q, sort: values.sort });
+    // Sorting by rating or reach needs the agent being cleared (except on the agent's own page).
+    const sortNeedsAgent = view.scope.kind !== 'agent' && (values.sort === 'reach' || values.sort === 'rating');
+    const withoutFilters = hrefWith({ q: values.q, sort: sortNeedsAgent ? undefined : values.sort });
+    const agentName = view.agent?.name ?? (values.agent ? agentList.find((a) => a.slug === values.agent)?.name : undefined);
+    const reachTask = results && values.reaches ? (values.reaches as FunnelTaskKey) : null;
+    const resultsHeading =
+      agentName && reachTask && REACH_STEP_WORDS[reachTask]
+        ? reachTask === 'PURCHASE'
+          ? `Shops where ${agentName} completes purchases`
+          : `Shops where ${agentName} gets through ${REACH_STEP_WORDS[reachTask]}`
+        : 'Merchants';
+    // Sponsored listings: at most three compact lines above the results; any more below them.
+    const sponsoredListings = results?.data.filter((m) => m.sponsored) ?? [];
+    const listings = results?.data.filter((m) => !m.sponsored) ?? [];
+    const table = layout === 'table' && results ? await reachTable(listings, agentList, Boolean(values.agent)) : null;
+    const heldWords = [
+      held.sort === 'rating' ? 'Sorting by rating' : held.sort === 'reach' ? 'Sorting by how far the agent gets' : null,
+      ...AGENT_FILTERS.filter((f) => held[f]).map((f) => `“${FILTER_LABELS[f]}: ${nameOf(f, held[f]!)}”`),
+    ].filter((w): w is string => w !== null);
     res.status(errors.length > 0 ? 400 : 200).render('pages/directory', {
       ...viewHelpers,
       ...view,
@@ -153,23 +212,70 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       errors,
       errorFor: (field: string) => errors.find((e) => e.field === field)?.message ?? null,
       results,
+      resultsHeading,
+      sponsoredTop: sponsoredListings.slice(0, MAX_SPONSORED_ABOVE),
+      sponsoredMore: sponsoredListings.slice(MAX_SPONSORED_ABOVE),
+      listings,
+      layout,
+      layoutHref: (to: 'cards' | 'table') => `${view.basePath}${filterQueryString(values)}${to === 'table' ? `${filterQueryString(values) ? '&' : '?'}layout=table` : ''}`,
+      table,
+      // The table's sort: by one agent's reach (the API's sort=reach with that agent), or by name.
+      tableSortedBy: values.sort === 'reach' && values.agent ? values.agent : values.sort === 'name' ? 'name' : null,
+      tableSortHref: (agentSlug: string | null) => {
+        const others = Object.fromEntries(AGENT_FILTERS.map((f) => [f, agentSlug !== null && agentSlug === values.agent ? values[f] : undefined]));
+        return hrefWith(agentSlug ? { ...values, ...others, agent: agentSlug, sort: 'reach' } : { ...values, ...others, agent: undefined, sort: 'name' });
+      },
+      // A search for an agent's name points to its page (the directory searches merchants).
+      namedAgents: view.scope.kind === 'agent' ? [] : agentsNamed(values.q, agentList),
+      // The home page's question: where does my agent get through checkout?
+      showFinder: view.scope.kind === 'all' && !values.q,
+      finderAgent: values.agent ?? '',
+      finderStep: values.reaches ?? 'CHECKOUT',
       currentPage,
       totalPages,
-      pageHref: (n: number) => `${view.basePath}${filterQueryString(values, n)}`,
+      pageHref: (n: number) => hrefWith(values, n),
       // Only narrowing filters open the Filters panel: a plain search must not.
       filtered: activeFilters.length > 0,
       activeFilters,
       reportFilter: Boolean(values.outcome || values.stage),
-      clearFiltersHref: `${view.basePath}${withoutFilters}`,
-      ratingNeedsAgent,
-      ratingHref: (agentSlug: string) => `${view.basePath}${filterQueryString({ ...values, agent: agentSlug, sort: 'rating' })}`,
+      // Sorted by rating, the cards show it (each agent's own).
+      showRating: values.sort === 'rating',
+      clearFiltersHref: withoutFilters,
+      needsAgent: heldWords.length > 0 ? { what: listOf(heldWords), sorted: Boolean(held.sort), count: heldWords.length } : null,
+      needsAgentHref: (agentSlug: string) => hrefWith({ ...values, ...held, agent: agentSlug }),
       overview,
+      overviewHref: (query: Partial<Record<FilterField, string>>) => `${view.basePath}${filterQueryString(query)}#results-heading`,
+      stuckStatuses: STUCK_STATUSES.join(','),
+      reachCountLabel,
       categoryList,
       agentList,
       sortLabels: SORT_LABELS,
       filterLabels: FILTER_LABELS,
       pageSize: PAGE_SIZE,
     });
+  }
+
+  /**
+   * The category page's merchants × agents table: every active agent's reach on each listed
+   * merchant. With an agent filter (the table sorted by one agent's column) the results carry
+   * that agent's summary only, so the others' come from the stored summaries.
+   */
+  async function reachTable(
+    listings: ReadonlyArray<Awaited<ReturnType<typeof searchDirectory>>['data'][number]>,
+    agentList: ReadonlyArray<{ id: string; slug: string; name: string }>,
+    onlyOneAgent: boolean,
+  ) {
+    const stored = onlyOneAgent ? await reachesOn(deps.prisma, listings.map((m) => m.id)) : null;
+    return {
+      agents: agentList,
+      rows: listings.map((merchant) => ({
+        merchant,
+        cells: agentList.map((agent) => ({
+          agent,
+          reach: stored ? (stored.get(merchant.id)?.get(agent.id) ?? null) : (merchant.agents.find((s) => s.agent.slug === agent.slug)?.reach ?? null),
+        })),
+      })),
+    };
   }
 
   return {

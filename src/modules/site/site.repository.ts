@@ -1,9 +1,12 @@
-// Small reads for the public pages only: how fresh the directory is, and an agent's overview.
+// Small reads for the public pages only: how fresh the directory is, an agent's overview, and
+// the reaches of a category page's table.
 // Anonymous pages are cached per directory version (http/middleware/response-cache.ts), so these
 // run once per render of a new version, not per request; each is one indexed query.
 import type { PrismaClient } from '../../db/client.js';
-import { CAPABILITY_STATUSES, type CapabilityStatus } from '../aggregation/constants.js';
+import { FUNNEL_TASKS, TASKS, type FunnelTaskKey, type TaskKey } from '../aggregation/constants.js';
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
+import { reachLevelOf, reachView, statusToken, type ReachView } from '../aggregation/reach.js';
+import { summariesFor } from '../merchants/merchants.repository.js';
 
 /**
  * The report date of the newest approved report on a public merchant (null when there is none):
@@ -20,30 +23,72 @@ export interface AgentOverview {
   /** Approved reports about public merchants made in the window. */
   recentReports: number;
   windowDays: number;
-  /** Public merchants with evidence for this agent, by the agent's status there (every status, zero included). */
-  statusCounts: Array<{ status: CapabilityStatus; count: number }>;
+  /** Public merchants with reports about this agent (what its own list shows unfiltered). */
   merchants: number;
+  /**
+   * For each ladder step, the merchants where the agent gets at least that far (its reach is
+   * that step or a later one): exactly what `reaches=<step>` lists.
+   */
+  reachCounts: Array<{ task: FunnelTaskKey; count: number }>;
+  /**
+   * For each task, the merchants where the agent's status on it is blocked or unsupported:
+   * exactly what `task=<task>&taskStatus=blocked,unsupported` lists. Tasks with none are left out.
+   */
+  stuckCounts: Array<{ task: TaskKey; count: number }>;
+  /** Merchants where no ladder step is confirmed (reach level 0). */
+  noStep: number;
 }
 
-/** Reports of the last `windowDays` and the agent's status on each merchant with evidence. */
+/** The statuses at which an agent is stuck on a task, as `taskStatus` names them. */
+export const STUCK_STATUSES = ['blocked', 'unsupported'] as const;
+
+/**
+ * Reports of the last `windowDays`, and how far the agent gets on the merchants with reports
+ * about it, read from the summary rows' stored reach level and status tokens (the columns the
+ * directory's reach filters use, so each count is the length of the list it links to).
+ */
 export async function agentOverview(prisma: PrismaClient, agentId: string, now: Date, windowDays: number): Promise<AgentOverview> {
   const since = new Date(now.getTime() - windowDays * 86_400_000);
-  const [reports, statuses] = await Promise.all([
+  const stuckTokens = TASKS.flatMap((task) => STUCK_STATUSES.map((status) => statusToken(task, status)));
+  const [reports, levels, stuck] = await Promise.all([
     prisma.$queryRaw<Array<{ n: number }>>`
       SELECT count(*)::int AS n FROM ${PUBLIC_REPORTS}
        WHERE ${IS_PUBLIC_REPORT} AND r.agent_id = ${agentId}::uuid AND r.created_at > ${since} AND r.created_at <= ${now}`,
-    prisma.$queryRaw<Array<{ status: string; n: number }>>`
-      SELECT s.summary->>'status' AS status, count(*)::int AS n
+    prisma.$queryRaw<Array<{ level: number; n: number }>>`
+      SELECT s.reach_level::int AS level, count(*)::int AS n
         FROM merchant_agent_summaries s JOIN merchants m ON m.id = s.merchant_id AND m.is_public
-       WHERE s.agent_id = ${agentId}::uuid
+       WHERE s.agent_id = ${agentId}::uuid AND s.report_count > 0
+       GROUP BY 1`,
+    prisma.$queryRaw<Array<{ task: string; n: number }>>`
+      SELECT split_part(t.token, ':', 1) AS task, count(*)::int AS n
+        FROM merchant_agent_summaries s JOIN merchants m ON m.id = s.merchant_id AND m.is_public
+             CROSS JOIN LATERAL unnest(s.status_tokens) AS t(token)
+       WHERE s.agent_id = ${agentId}::uuid AND s.report_count > 0 AND t.token = ANY(${stuckTokens}::text[])
        GROUP BY 1`,
   ]);
-  const byStatus = new Map(statuses.map((row) => [row.status, row.n]));
-  const statusCounts = CAPABILITY_STATUSES.map((status) => ({ status, count: byStatus.get(status) ?? 0 }));
+  const atLeast = (level: number) => levels.filter((row) => row.level >= level).reduce((sum, row) => sum + row.n, 0);
+  const stuckBy = new Map(stuck.map((row) => [row.task, row.n]));
   return {
     recentReports: reports[0]?.n ?? 0,
     windowDays,
-    statusCounts,
-    merchants: statusCounts.reduce((sum, s) => sum + s.count, 0),
+    merchants: atLeast(0),
+    reachCounts: FUNNEL_TASKS.map((task) => ({ task, count: atLeast(reachLevelOf(task)) })),
+    stuckCounts: TASKS.filter((task) => (stuckBy.get(task) ?? 0) > 0).map((task) => ({ task, count: stuckBy.get(task)! })),
+    noStep: levels.filter((row) => row.level === 0).reduce((sum, row) => sum + row.n, 0),
   };
+}
+
+/**
+ * Every active agent's reach on these merchants (those with reports about it), for the
+ * category page's merchants × agents table: the stored summaries through the one reach view
+ * every surface uses, keyed by merchant id, then agent id.
+ */
+export async function reachesOn(prisma: PrismaClient, merchantIds: readonly string[]): Promise<Map<string, Map<string, ReachView>>> {
+  const table = new Map<string, Map<string, ReachView>>();
+  for (const row of await summariesFor(prisma, merchantIds)) {
+    const summary = row.summary as Parameters<typeof reachView>[0];
+    if (!table.has(row.merchantId)) table.set(row.merchantId, new Map());
+    table.get(row.merchantId)!.set(row.agentId, reachView(summary));
+  }
+  return table;
 }
