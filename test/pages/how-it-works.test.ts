@@ -83,7 +83,7 @@ describe('/how-it-works: the reach', () => {
     labelled('Completes purchases', 'green');
     labelled('Got through the cart in few reports; checkout not confirmed yet', 'amber');
     labelled("Usually stops at the cart: doesn't work (an interface it cannot use)", 'red');
-    labelled('Stops at website access: blocked by the shop blocking agents', 'red');
+    labelled('Stops at website access: the shop blocks agents', 'red');
     labelled('No step confirmed yet', 'grey');
     expect(JSON.parse(JSON.stringify(reach))).toEqual(reach);
   });

@@ -139,7 +139,7 @@ export const REACH_STEP_WORDS: Readonly<Record<FunnelTaskKey, string>> = {
 /** Why an agent stops, as "blocked by …" names it. */
 export const STOP_REASON_WORDS: Readonly<Record<FailureReasonKey, string>> = {
   NONE: 'no reason given',
-  EXPLICIT_BLOCK: 'the shop blocking agents',
+  EXPLICIT_BLOCK: 'an explicit block of agents',
   CAPTCHA: 'a CAPTCHA',
   INTERFACE: 'an interface it cannot use',
   AUTHENTICATION: 'a login requirement',
@@ -159,8 +159,9 @@ export type ReachTone = (typeof REACH_TONES)[number];
 
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** "blocked by a CAPTCHA", "doesn't work (an interface it cannot use)". */
+/** "blocked by a CAPTCHA", "the shop blocks agents", "doesn't work (an interface it cannot use)". */
 export function stopWords(stop: NonNullable<Reach['stop']>): string {
+  if (stop.status === 'blocked' && stop.reason === 'EXPLICIT_BLOCK') return 'the shop blocks agents';
   const reason = stop.reason && stop.reason !== 'NONE' ? STOP_REASON_WORDS[stop.reason] : null;
   if (stop.status === 'blocked') return reason ? `blocked by ${reason}` : 'blocked';
   return reason ? `doesn't work (${reason})` : "doesn't work";
