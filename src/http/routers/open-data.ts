@@ -1,6 +1,6 @@
 // Open data and discovery, for people, feed readers, embedding sites and agents: Atom feeds,
-// status badges, the bulk dumps and /data, /llms.txt and /robots.txt. Public data only, each
-// answer through the response cache and counted against the public budget.
+// status badges, the bulk dumps and /data, /llms.txt, /robots.txt and the sitemap. Public data
+// only, each answer through the response cache and counted against the public budget.
 import path from 'node:path';
 import { Router, type Request, type RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
@@ -10,6 +10,7 @@ import { llmsTxt, robotsTxt } from '../../modules/open-data/discovery.js';
 import { DUMP_TYPES, dumpsDir, listDumps } from '../../modules/open-data/export.js';
 import { atomFeed, type FeedScope } from '../../modules/open-data/feeds.service.js';
 import { DATA_LICENCE } from '../../modules/open-data/licence.js';
+import { sitemap, sitemapPage } from '../../modules/open-data/sitemap.js';
 import { DISCLAIMER } from '../../modules/directory/notice.js';
 import { notFound } from '../../errors.js';
 import { layoutLocals } from '../middleware/layout.js';
@@ -23,6 +24,8 @@ export interface OpenDataDeps {
   clock: Clock;
   limiter: SyncedLimiter;
   responses: ResponseCache;
+  /** URLs per sitemap before /sitemap.xml becomes an index (default 50,000, the protocol's limit). */
+  sitemapPageSize?: number;
 }
 
 const maxAge = (seconds: number): RequestHandler => (_req, res, next) => {
@@ -45,6 +48,19 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   });
   router.get('/robots.txt', ...cached, maxAge(3600), (_req, res) => {
     res.type('text/plain; charset=utf-8').send(robotsTxt(deps));
+  });
+
+  // The sitemap: one urlset, or past one page an index of numbered pages.
+  const sitemapDeps = { baseUrl: deps.baseUrl, prisma: deps.prisma, pageSize: deps.sitemapPageSize };
+  router.get('/sitemap.xml', ...cached, maxAge(3600), async (_req, res) => {
+    const answer = await sitemap(sitemapDeps, deps.clock.now());
+    res.type('application/xml; charset=utf-8').send(answer.xml);
+  });
+  router.get('/sitemaps/:page.xml', ...cached, maxAge(3600), async (req, res) => {
+    const page = String(req.params.page);
+    const xml = /^[1-9][0-9]{0,8}$/.test(page) ? await sitemapPage(sitemapDeps, Number(page), deps.clock.now()) : null;
+    if (xml === null) throw notFound('There is no sitemap page with this number; /sitemap.xml lists them.');
+    res.type('application/xml; charset=utf-8').send(xml);
   });
 
   // Feeds: newly approved reports and status changes.

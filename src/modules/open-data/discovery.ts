@@ -1,6 +1,6 @@
 // What lets an agent find the service's documents on its own: /llms.txt (the llms.txt
-// convention: a title, a summary, then sections of links), /robots.txt, and the API's index
-// (GET /api/v1).
+// convention: a title, a summary, then sections of links), /robots.txt (which names the
+// sitemap), and the API's index (GET /api/v1).
 import { FUNNEL_TASKS } from '../aggregation/constants.js';
 import { DISCLAIMER, methodologyUrl, type Links } from '../directory/notice.js';
 import { DATA_LICENCE } from './licence.js';
@@ -52,10 +52,12 @@ Read the agent guide before contributing: it states the rules an agent must foll
 `;
 }
 
+// No `Allow: /`: allowed is the default, and parsers that take the first matching rule
+// (Python's urllib.robotparser) would let it allow everything below. Disallow lines only, so
+// first-match and longest-match parsers read the same rules.
 export function robotsTxt(links: Links): string {
   return `# Agent-Compatibility Directory. Agents: read ${links.baseUrl}/llms.txt and ${links.baseUrl}/agent-guide.
 User-agent: *
-Allow: /
 Disallow: /admin
 Disallow: /profile/
 Disallow: /reports/
@@ -63,6 +65,8 @@ Disallow: /sign-in
 Disallow: /sign-out
 Disallow: /api/v1/automation/
 Disallow: /mcp
+
+Sitemap: ${links.baseUrl}/sitemap.xml
 `;
 }
 
