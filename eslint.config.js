@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'examples/generated/', '.data/', 'tmp/', 'test-artifacts/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'examples/generated/', '.data/', 'tmp/', 'test-artifacts/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort } from '../src/db/embedded.js';
+import { freePort } from '../src/net.js';
 import type { Fixture } from './baseline-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

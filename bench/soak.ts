@@ -49,7 +49,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import zlib from 'node:zlib';
 import pg from 'pg';
 import { createPool, createPrismaClient, type PrismaClient } from '../src/db/client.js';
-import { freePort } from '../src/db/embedded.js';
+import { freePort } from '../src/net.js';
 import { outboxDir } from '../src/mail/mailer.js';
 import { findOrCreateAccount } from '../src/modules/accounts/accounts.repository.js';
 import {

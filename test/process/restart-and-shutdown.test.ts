@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPool, createPrismaClient, ensureDatabaseExists } from '../../src/db/client.js';
-import { freePort, startEmbeddedDatabase } from '../../src/db/embedded.js';
+import { startEmbeddedDatabase } from '../../src/db/embedded.js';
+import { freePort } from '../../src/net.js';
 import { issueKey } from '../../src/modules/keys/keys.service.js';
 import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess } from '../setup/server-process.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort } from '../../src/net.js';
 import { startServerProcess as start, waitForReady } from '../setup/server-process.js';
 
 function isRunning(pid: number): boolean {
