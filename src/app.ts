@@ -28,6 +28,8 @@ import { parseQuery, refuseLongQuery } from './http/middleware/validate.js';
 import { problemErrorHandler } from './http/middleware/errors.js';
 import { layoutLocals } from './http/middleware/layout.js';
 import { requestDeadline } from './http/middleware/deadline.js';
+import { createAppMetrics } from './http/middleware/metrics.js';
+import { metricsRouter } from './http/routers/metrics.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -62,6 +64,10 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
+  // Before everything else, so a request's time includes all of the stack's work.
+  const metrics = createAppMetrics({ pool: deps.pool, clock: deps.clock, dataDir: config.dataDir, cacheEntries: () => responses.size });
+  app.locals.metrics = metrics;
+  app.use(metrics.timing);
   app.use(requestLog(logger, app));
   // A query string is read whole or refused whole: Express's own parser stops after 1,000
   // pairs, and a handler then answered (and the response cache filed its answer) for part of
@@ -135,6 +141,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  // Outside /api: no public limiter, no response cache.
+  app.use(metricsRouter(metrics, config.metricsToken, [apiHeaders, compress]));
   app.use(pageHeaders);
   app.use(
     openDataRouter({

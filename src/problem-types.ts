@@ -167,6 +167,12 @@ export const PROBLEM_TYPES = {
     meaning: 'The form’s anti-forgery token is missing or stale.',
     action: 'Reload the page and submit the form again.',
   },
+  'metrics-token-refused': {
+    status: [401],
+    title: 'Metrics token required',
+    meaning: "/metrics is for the operator's monitoring: it needs `Authorization: Bearer <METRICS_TOKEN>`, and the request had no token or another one.",
+    action: `${STOP} Ask the operator for the scrape token.`,
+  },
   'not-found': {
     status: [404],
     title: 'Not found',

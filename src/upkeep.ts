@@ -9,6 +9,7 @@ import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 import { sweepPending } from './modules/reports/pending-screenshots.js';
+import { upkeepMetrics } from './metrics.js';
 
 /**
  * The session-level advisory lock (pg_try_advisory_lock) held for the length of one upkeep
@@ -42,6 +43,7 @@ export async function runUpkeep(
     holder = await database.pool.connect();
   } catch (error) {
     logger.error({ err: error }, 'upkeep skipped: no database connection');
+    upkeepMetrics.failed('connect');
     return { ran: false };
   }
   let broken = false;
@@ -61,6 +63,7 @@ export async function runUpkeep(
     }
   } catch (error) {
     broken = true;
+    upkeepMetrics.failed('lock');
     logger.error({ err: error }, 'upkeep skipped: could not take its lock');
     return { ran: false };
   } finally {
@@ -74,17 +77,39 @@ async function upkeepSteps(
   logger: Logger,
   { signal, dataDir }: { signal?: AbortSignal; dataDir?: string },
 ): Promise<number> {
+  const pass = upkeepMetrics.stopwatch();
+  let failures = 0;
+  const failed = (step: Parameters<typeof upkeepMetrics.failed>[0]) => {
+    failures += 1;
+    upkeepMetrics.failed(step);
+  };
   let refreshed = 0;
+  const refresh = upkeepMetrics.stopwatch();
   try {
     refreshed = await refreshStaleSummaries(database.prisma, now, { signal });
+    upkeepMetrics.summaryRefresh(refresh(), refreshed);
     if (refreshed > 0) logger.info({ summaries: refreshed }, 'recomputed summaries older than a day');
   } catch (error) {
+    upkeepMetrics.summaryRefresh(refresh(), null);
+    failed('summaries');
     logger.error({ err: error }, 'summary refresh failed');
   }
-  await pruneRateLimitCounters(database.pool, now).catch((error: unknown) => logger.error({ err: error }, 'rate-limit pruning failed'));
-  await purgeExpiredSignInTokens(database.prisma, now).catch((error: unknown) => logger.error({ err: error }, 'sign-in link pruning failed'));
+  await pruneRateLimitCounters(database.pool, now).catch((error: unknown) => {
+    failed('rate-limit-prune');
+    logger.error({ err: error }, 'rate-limit pruning failed');
+  });
+  await purgeExpiredSignInTokens(database.prisma, now).catch((error: unknown) => {
+    failed('sign-in-prune');
+    logger.error({ err: error }, 'sign-in link pruning failed');
+  });
   // Screenshots of form drafts no live session refers to (signed out, expired) go even when
   // nobody opens the form, which sweeps too.
-  if (dataDir) await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => logger.error({ err: error }, 'pending screenshot sweep failed'));
+  if (dataDir) {
+    await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => {
+      failed('screenshot-sweep');
+      logger.error({ err: error }, 'pending screenshot sweep failed');
+    });
+  }
+  upkeepMetrics.passDone(pass(), failures, now);
   return refreshed;
 }

@@ -86,6 +86,7 @@ const envSchema = z.object({
   TRUST_PROXY: trustProxy,
   MODERATOR_EMAILS: emailList,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SEED_DEMO_DATA: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   WEB_CONCURRENCY: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).default(1)),
@@ -124,6 +125,8 @@ export interface Config {
   readonly trustProxy: boolean | number | readonly string[];
   readonly moderatorEmails: readonly string[];
   readonly logLevel: Env['LOG_LEVEL'];
+  /** Bearer token that /metrics requires; unset: /metrics answers 404 to everyone. */
+  readonly metricsToken: string | undefined;
   readonly seedDemoData: boolean;
   readonly shutdownTimeoutMs: number;
   /** HTTP processes serving one port (Node's cluster module); 1 serves from this process. */
@@ -191,6 +194,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: Object.freeze(env.TRUST_PROXY) as Config['trustProxy'],
     moderatorEmails: Object.freeze([...env.MODERATOR_EMAILS]),
     logLevel: env.LOG_LEVEL,
+    metricsToken: env.METRICS_TOKEN,
     seedDemoData: env.SEED_DEMO_DATA === 'true',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     webConcurrency: env.WEB_CONCURRENCY,

@@ -14,6 +14,7 @@ import type { Clock } from '../../clock.js';
 import type { DirectoryVersions } from '../../modules/directory/version.js';
 import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
+import { answeredFor, routeTemplate } from './metrics.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
@@ -44,6 +45,8 @@ interface Entry {
   expiresAt: number;
   etag: string;
   rule: CacheRule;
+  /** The route template that built it (metrics label the answers served from it with it). */
+  route: string | undefined;
   headers: Array<[string, string | string[]]>;
   identity: Buffer;
   encoded: Map<'br' | 'gzip', Promise<Buffer>>;
@@ -230,6 +233,7 @@ export class ResponseCache {
       expiresAt: this.options.clock.now().getTime() + this.ttlMs,
       etag: weakEtag(identity),
       rule,
+      route: routeTemplate(res.req),
       headers,
       identity,
       encoded: new Map(),
@@ -254,6 +258,7 @@ function clientHasCopy(req: Request, etag: string): boolean {
 async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'MISS'): Promise<void> {
   res.setHeader('ETag', entry.etag);
   res.setHeader('X-Cache', status);
+  answeredFor(res, entry.route);
   if (clientHasCopy(req, entry.etag)) {
     // A 304 repeats only what guides caches (RFC 9110 15.4.5): ETag, Cache-Control, Vary.
     for (const [name, value] of entry.headers) if (name === 'cache-control' || name === 'vary') res.setHeader(name, value);

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Options, Store, ClientRateLimitInfo } from 'express-rate-limit';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
+import { limiterSynced } from '../../metrics.js';
 
 export class PostgresRateLimitStore implements Store {
   readonly localKeys = false;
@@ -306,6 +307,8 @@ export class SyncedRateLimitStore implements Store {
     if (batch.length === 0) return Promise.resolve();
     const window = this.window;
     const resetAt = new Date(window + this.windowMs);
+    const started = process.hrtime.bigint();
+    const synced = (ok: boolean) => limiterSynced(this.prefix.slice(0, -1), Number(process.hrtime.bigint() - started) / 1e9, ok);
     this.syncing = this.pool
       // The total comes back only when the row is in our window (it is null when another
       // process, a clock ahead, already counts a later one).
@@ -322,6 +325,7 @@ export class SyncedRateLimitStore implements Store {
       )
       .then(
         ({ rows }) => {
+          synced(true);
           this.failing = false;
           const totals = new Map(rows.map((row) => [row.key, row.hits]));
           for (const c of batch) {
@@ -333,6 +337,7 @@ export class SyncedRateLimitStore implements Store {
           }
         },
         (error: unknown) => {
+          synced(false);
           this.failing = true;
           // Counters of a window that ended meanwhile are forgotten with it.
           const same = window === this.window;

@@ -1,0 +1,169 @@
+// The app's own metrics, in a registry made for each app (createApp runs many times in one test
+// process): request durations by route template, response-cache results, the pool and the age
+// of the newest dump. The process's metrics (src/metrics.ts) are appended when scraped.
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Request, RequestHandler, Response } from 'express';
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../../clock.js';
+import { dumpsDir } from '../../modules/open-data/export.js';
+import { processRegistry } from '../../metrics.js';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const CACHE_RESULTS = new Set(['HIT', 'MISS', 'BYPASS']);
+const DUMP_FILE = /^directory-\d{4}-\d{2}-\d{2}\.ndjson\.gz$/;
+const ROUTE = Symbol('route template');
+
+type Routed = Request & { [ROUTE]?: string };
+
+/**
+ * The route a request was answered by, as its template (`/api/v1/merchants/:slug`), never the
+ * path it was sent to: labels must not carry ids, slugs or keys, nor grow with the URLs people
+ * try. Taken when the router enters the route (see `timing`): by the time an error handler of
+ * an outer router answers, `req.baseUrl` is that router's again.
+ */
+export function routeTemplate(req: Request): string | undefined {
+  return (req as Routed)[ROUTE];
+}
+
+/** Names the route of an answer given without reaching it (a cached one, at the cache's front door). */
+export function answeredFor(res: Response, route: string | undefined): void {
+  if (route !== undefined) (res.req as Routed)[ROUTE] = route;
+}
+
+/**
+ * Notes the template of each route the router enters (it assigns `req.route`). Every mount
+ * path is a lowercase literal (no parameters), and Express matches them without regard to
+ * case, so the lowercased base is the mount path as written.
+ */
+function watchRoute(req: Request): void {
+  let route: Request['route'];
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: Request['route']) {
+      route = value;
+      const template: unknown = value?.path;
+      if (typeof template === 'string') (req as Routed)[ROUTE] = `${req.baseUrl.toLowerCase()}${template}` || '/';
+    },
+  });
+}
+
+export interface AppMetrics {
+  readonly registry: Registry;
+  /** Times every request, first in the stack. */
+  readonly timing: RequestHandler;
+  /** The app's metrics, then the process's, as Prometheus text. */
+  scrape(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function createAppMetrics(deps: {
+  pool: pg.Pool;
+  clock: Clock;
+  dataDir: string;
+  /** Entries in the response cache now. */
+  cacheEntries: () => number;
+}): AppMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route template ("unmatched" when no route answered) and status class, by duration until the last byte was handed to the OS.',
+    labelNames: ['method', 'route', 'status_class'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const cache = new Counter({
+    name: 'acd_response_cache_requests_total',
+    help: 'Answers of cacheable routes by response-cache result: hit (served from the cache), miss (built, and filed when shareable), bypass (not cacheable as asked).',
+    labelNames: ['result'],
+    registers,
+  });
+  new Gauge({
+    name: 'acd_response_cache_entries',
+    help: 'Answers held in the response cache.',
+    registers,
+    collect() {
+      this.set(deps.cacheEntries());
+    },
+  });
+  new Gauge({
+    name: 'acd_db_pool_connections',
+    help: 'Connections of the PostgreSQL pool, by state (in_use, idle).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      this.set({ state: 'idle' }, deps.pool.idleCount);
+      this.set({ state: 'in_use' }, deps.pool.totalCount - deps.pool.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'acd_db_pool_max_connections',
+    help: 'Most connections the PostgreSQL pool opens.',
+    registers,
+    collect() {
+      this.set(deps.pool.options.max ?? 10);
+    },
+  });
+  new Gauge({
+    name: 'acd_db_pool_waiting_clients',
+    help: 'Queries waiting for a connection of the PostgreSQL pool.',
+    registers,
+    collect() {
+      this.set(deps.pool.waitingCount);
+    },
+  });
+  new Gauge({
+    name: 'acd_dump_age_seconds',
+    help: 'Seconds since the newest open-data dump was written (NaN when there is none).',
+    registers,
+    async collect() {
+      this.set(await newestDumpAge(deps.dataDir, deps.clock.now()));
+    },
+  });
+
+  const timing: RequestHandler = (req, res, next) => {
+    const start = process.hrtime.bigint();
+    watchRoute(req);
+    res.once('finish', () => {
+      const route = routeTemplate(req) ?? 'unmatched';
+      const method = METHODS.has(req.method) ? req.method : 'other';
+      const statusClass = `${Math.floor(res.statusCode / 100)}xx`;
+      duration.observe({ method, route, status_class: statusClass }, Number(process.hrtime.bigint() - start) / 1e9);
+      const result = String(res.getHeader('X-Cache') ?? '');
+      if (CACHE_RESULTS.has(result)) cache.inc({ result: result.toLowerCase() });
+    });
+    next();
+  };
+
+  return {
+    registry,
+    timing,
+    contentType: registry.contentType,
+    async scrape() {
+      return `${await registry.metrics()}\n${await processRegistry().metrics()}`;
+    },
+  };
+}
+
+async function newestDumpAge(dataDir: string, now: Date): Promise<number> {
+  const dir = dumpsDir(dataDir);
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => DUMP_FILE.test(name));
+  } catch {
+    return Number.NaN;
+  }
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const name of names) {
+    const written = await stat(path.join(dir, name)).then(
+      (s) => s.mtimeMs,
+      () => Number.NEGATIVE_INFINITY,
+    );
+    newest = Math.max(newest, written);
+  }
+  return Number.isFinite(newest) ? Math.max(0, (now.getTime() - newest) / 1000) : Number.NaN;
+}
