@@ -59,6 +59,12 @@ const emailList = z.preprocess(
     }),
 );
 
+// true/false, or unset: the default depends on other settings (see loadConfig).
+const optionalBoolean = z.preprocess(
+  emptyToUndefined,
+  z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+);
+
 const envSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -87,7 +93,8 @@ const envSchema = z.object({
   MODERATOR_EMAILS: emailList,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
-  SEED_DEMO_DATA: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
+  SEED_DEMO_DATA: optionalBoolean,
+  MIGRATE_ON_START: optionalBoolean,
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   WEB_CONCURRENCY: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   // Limits (spec section 8); raise them for a benchmark, the limiters stay in the request path.
@@ -127,7 +134,13 @@ export interface Config {
   readonly logLevel: Env['LOG_LEVEL'];
   /** Bearer token that /metrics requires; unset: /metrics answers 404 to everyone. */
   readonly metricsToken: string | undefined;
+  /** Load the demo directory into an empty database on start. Unset: only the embedded one. */
   readonly seedDemoData: boolean;
+  /**
+   * Apply pending migrations on start. Unset: with the embedded database only; with
+   * DATABASE_URL start refuses to run on a database with pending migrations instead.
+   */
+  readonly migrateOnStart: boolean;
   readonly shutdownTimeoutMs: number;
   /** HTTP processes serving one port (Node's cluster module); 1 serves from this process. */
   readonly webConcurrency: number;
@@ -195,7 +208,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     moderatorEmails: Object.freeze([...env.MODERATOR_EMAILS]),
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
-    seedDemoData: env.SEED_DEMO_DATA === 'true',
+    // Unset: the embedded database is a demo or development one; a configured server is
+    // someone's real database, which gets neither fictional shops nor unasked-for migrations.
+    seedDemoData: (env.SEED_DEMO_DATA ?? String(env.DATABASE_URL === undefined)) === 'true',
+    migrateOnStart: (env.MIGRATE_ON_START ?? String(env.DATABASE_URL === undefined)) === 'true',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     webConcurrency: env.WEB_CONCURRENCY,
     limits: Object.freeze({

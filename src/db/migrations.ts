@@ -257,13 +257,71 @@ export async function loadMigrationsList(dir = migrationsDir): Promise<Migration
   };
 }
 
+/**
+ * The session-level advisory lock (pg_advisory_lock) held while migrations are applied, on a
+ * connection of its own, so that concurrent applies (two instances with MIGRATE_ON_START, or
+ * a deploy's `migrate:deploy` next to one) run one after the other: the second finds nothing
+ * pending. Arbitrary but fixed: "ACDMIG" in ASCII (the demo load's is SEED_LOCK_KEY, "ACDSEE",
+ * the upkeep's UPKEEP_LOCK_KEY, "ACDUPK"). Waiting for it has no timeout: an apply waits as
+ * long as the one before it takes. (Prisma's CLI, should production use it, does not take it.)
+ */
+export const MIGRATION_LOCK_KEY = 0x4143_444d_4947;
+
 /** Applies pending migrations (like `prisma migrate deploy`); returns the names applied. */
 export async function applyMigrations(url: string): Promise<string[]> {
   const migrationsList = await loadMigrationsList();
-  return withEngine(url, async (engine) => {
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
-    return appliedMigrationNames;
-  });
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await withEngine(url, async (engine) => {
+        const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
+        return appliedMigrationNames;
+      });
+    } finally {
+      // Ending the session below releases the lock too, should the unlock itself fail.
+      await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    }
+  } finally {
+    await holder.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The committed migrations that the database has not applied (successfully) yet, in order:
+ * a read of `_prisma_migrations`, cheap enough for every start. A database without that
+ * table has all of them pending.
+ */
+export async function pendingMigrations(url: string, dir = migrationsDir): Promise<string[]> {
+  const committed = (await loadMigrationsList(dir)).migrationDirectories.map((d) => d.path);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT migration_name AS name FROM _prisma_migrations
+        WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    ).catch((error: pg.DatabaseError) => {
+      if (error.code === '42P01') return { rows: [] }; // undefined_table: nothing applied
+      throw error;
+    });
+    const applied = new Set(rows.map((r) => r.name));
+    return committed.filter((name) => !applied.has(name));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Thrown when start finds pending migrations and is not to apply them (MIGRATE_ON_START). */
+export class PendingMigrationsError extends Error {
+  override name = 'PendingMigrationsError';
+  constructor(readonly pending: readonly string[]) {
+    const names = pending.length > 3 ? `${pending[0]} … ${pending.at(-1)}` : pending.join(', ');
+    super(
+      `${pending.length} pending migration${pending.length === 1 ? '' : 's'} (${names}): ` +
+        'run `npm run migrate:deploy` against this database, or set MIGRATE_ON_START=true',
+    );
+  }
 }
 
 /**
