@@ -27,9 +27,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** The database with its migrations applied and, in an empty one, the demo directory. */
+/**
+ * The database with its migrations applied (MIGRATE_ON_START; otherwise refused while any are
+ * pending) and, in an empty one, the demo directory (SEED_DEMO_DATA).
+ */
 async function openPrepared(config: Config, logger: Logger): Promise<Database> {
-  const database = await openDatabase(config, { logger, bounded: true });
+  const database = await openDatabase(config, { logger, bounded: true, migrate: config.migrateOnStart ? true : 'check' });
   try {
     if (config.seedDemoData) await loadDemoIfEmpty(database, logger);
   } catch (error) {
@@ -47,11 +50,11 @@ export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG
  * pass's advisory lock; an instance that finds it taken skips that pass); stop() ends a run
  * between two batches.
  */
-function startUpkeep(database: Database, logger: Logger, dataDir: string): { stop(): Promise<void> } {
+function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'dataDir' | 'baseUrl'>): { stop(): Promise<void> } {
   const shutdown = new AbortController();
   let upkeep: Promise<unknown> | undefined;
   const run = () => {
-    upkeep ??= runUpkeep(database, systemClock.now(), logger, { signal: shutdown.signal, dataDir }).finally(() => {
+    upkeep ??= runUpkeep(database, systemClock.now(), logger, { signal: shutdown.signal, dataDir: config.dataDir, baseUrl: config.baseUrl }).finally(() => {
       upkeep = undefined;
     });
     return upkeep;
@@ -116,7 +119,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await database.close();
     throw error;
   }
-  const upkeep = startUpkeep(database, logger, config.dataDir);
+  const upkeep = startUpkeep(database, logger, config);
   let stopping: Promise<void> | undefined;
   return {
     server: http.server,
@@ -161,7 +164,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
  */
 async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
   const database = await openPrepared(config, logger);
-  const upkeep = startUpkeep(database, logger, config.dataDir);
+  const upkeep = startUpkeep(database, logger, config);
   let stopping = false;
   let restarts = 0;
   const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });

@@ -1,12 +1,13 @@
 // Opens the service's database: the configured server (DATABASE_URL), or the embedded
-// PostgreSQL under DATA_DIR, and applies pending migrations. (Loading the demo directory into
+// PostgreSQL under DATA_DIR, and applies pending migrations, or only checks that none are
+// pending (a start with DATABASE_URL: see MIGRATE_ON_START in src/config/env.ts). (Loading the demo directory into
 // an empty database is src/demo/demo.ts's.)
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../logger.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
-import { applyMigrations } from './migrations.js';
+import { applyMigrations, pendingMigrations, PendingMigrationsError } from './migrations.js';
 import { createPool, createPrismaClient, ensureDatabaseExists, EMBEDDED_DATABASE_NAME, type PrismaClient } from './client.js';
 
 export interface Database {
@@ -18,8 +19,11 @@ export interface Database {
 }
 
 export interface OpenOptions {
-  /** Apply pending migrations first (default true; cluster workers leave it to the primary). */
-  migrate?: boolean;
+  /**
+   * Apply pending migrations first (default true; cluster workers leave it to the primary),
+   * or 'check': refuse to open (PendingMigrationsError) a database with pending migrations.
+   */
+  migrate?: boolean | 'check';
   /** Bound every statement and connection wait (the serving processes; see createPool). */
   bounded?: boolean;
   logger?: Logger;
@@ -43,7 +47,10 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
   let pool: pg.Pool | undefined;
   try {
-    if (options.migrate !== false) {
+    if (options.migrate === 'check') {
+      const pending = await pendingMigrations(url);
+      if (pending.length > 0) throw new PendingMigrationsError(pending);
+    } else if (options.migrate !== false) {
       const applied = await applyMigrations(url);
       if (applied.length > 0) log?.info({ migrations: applied }, 'applied migrations');
     }
@@ -54,19 +61,21 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     );
     const prisma = createPrismaClient(pool);
     const openedPool = pool;
-    let closed = false;
+    // Every caller of close() waits for the one closing: a second caller returning at once
+    // would let the process report "stopped" while the database is still stopping.
+    let closing: Promise<void> | undefined;
     return {
       url,
       embedded: embedded !== undefined,
       pool: openedPool,
       prisma,
-      async close() {
-        if (closed) return;
-        closed = true;
-        await prisma.$disconnect().catch(() => undefined);
-        await openedPool.end().catch(() => undefined);
-        await embedded?.stop();
-        if (embedded && !embedded.attached) log?.info('embedded PostgreSQL stopped');
+      close() {
+        return (closing ??= (async () => {
+          await prisma.$disconnect().catch(() => undefined);
+          await openedPool.end().catch(() => undefined);
+          await embedded?.stop();
+          if (embedded && !embedded.attached) log?.info('embedded PostgreSQL stopped');
+        })());
       },
     };
   } catch (error) {
