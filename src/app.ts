@@ -112,6 +112,7 @@ export function createApp(deps: AppDeps): Express {
     apiHeaders,
     apiRouter({
       baseUrl: config.baseUrl,
+      dataDir: config.dataDir,
       origin: config.origin,
       prisma: deps.prisma,
       clock: deps.clock,

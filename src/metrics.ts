@@ -28,7 +28,7 @@ const upkeepDuration = new Histogram({
 });
 const upkeepFailures = new Counter({
   name: 'acd_upkeep_failures_total',
-  help: 'Upkeep steps that failed, by step (connect, lock, summaries, rate-limit-prune, sign-in-prune, screenshot-sweep).',
+  help: 'Upkeep steps that failed, by step (connect, lock, summaries, rate-limit-prune, sign-in-prune, screenshot-sweep, dump, dump-prune).',
   labelNames: ['step'],
   registers: [registry],
 });
@@ -80,7 +80,7 @@ export const upkeepMetrics = {
     upkeepDuration.observe(seconds);
     if (failedSteps === 0) upkeepLastSuccess.set(now.getTime() / 1000);
   },
-  failed(step: 'connect' | 'lock' | 'summaries' | 'rate-limit-prune' | 'sign-in-prune' | 'screenshot-sweep'): void {
+  failed(step: 'connect' | 'lock' | 'summaries' | 'rate-limit-prune' | 'sign-in-prune' | 'screenshot-sweep' | 'dump' | 'dump-prune'): void {
     upkeepFailures.inc({ step });
   },
   summaryRefresh(seconds: number, refreshed: number | null): void {

@@ -1,6 +1,7 @@
 // What a running service does for itself now and then: recompute the summaries whose recency
 // decay moved on, and delete what only grows (ended rate-limit windows, sign-in links past
-// their day of grace, form screenshots no session refers to; connect-pg-simple prunes expired sessions itself every 15 minutes).
+// their day of grace, form screenshots no session refers to; connect-pg-simple prunes expired sessions itself every 15 minutes),
+// and write the day's open-data dump (the first pass of a UTC day; the oldest beyond KEPT_DUMPS go).
 // Every instance (and every cluster primary) schedules it, but a pass runs in one of them at a
 // time: the first to take UPKEEP_LOCK_KEY does the work, the others skip that pass.
 import type { Database } from './db/database.js';
@@ -9,6 +10,7 @@ import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 import { sweepPending } from './modules/reports/pending-screenshots.js';
+import { hasDumpOf, KEPT_DUMPS, pruneDumps, writeDump } from './modules/open-data/export.js';
 import { upkeepMetrics } from './metrics.js';
 
 /**
@@ -20,6 +22,14 @@ import { upkeepMetrics } from './metrics.js';
  * lost connection, which releases the lock while its pass still runs.
  */
 export const UPKEEP_LOCK_KEY = 0x4143_4455_504b;
+
+export interface UpkeepOptions {
+  signal?: AbortSignal;
+  /** DATA_DIR: without it, no screenshot sweep and no dump. */
+  dataDir?: string;
+  /** The public address the dump's links use: without it (and dataDir), no dump. */
+  baseUrl?: string;
+}
 
 export type UpkeepPass =
   /** This instance did the pass; `summaries` were recomputed. */
@@ -36,7 +46,7 @@ export async function runUpkeep(
   database: Pick<Database, 'pool' | 'prisma'>,
   now: Date,
   logger: Logger,
-  options: { signal?: AbortSignal; dataDir?: string } = {},
+  options: UpkeepOptions = {},
 ): Promise<UpkeepPass> {
   let holder;
   try {
@@ -75,7 +85,7 @@ async function upkeepSteps(
   database: Pick<Database, 'pool' | 'prisma'>,
   now: Date,
   logger: Logger,
-  { signal, dataDir }: { signal?: AbortSignal; dataDir?: string },
+  { signal, dataDir, baseUrl }: UpkeepOptions,
 ): Promise<number> {
   const pass = upkeepMetrics.stopwatch();
   let failures = 0;
@@ -109,6 +119,31 @@ async function upkeepSteps(
       failed('screenshot-sweep');
       logger.error({ err: error }, 'pending screenshot sweep failed');
     });
+  }
+  // The day's dump, once per UTC day (the first pass that finds it missing; one instance, under
+  // this pass's lock), so the newest dump /llms.txt and /api/v1 link exists from the first pass
+  // after a fresh start. Pruning runs even on a day whose dump failed.
+  if (dataDir && baseUrl) {
+    try {
+      if (!(await hasDumpOf(dataDir, now))) {
+        const { file, bytes } = await writeDump({ prisma: database.prisma, dataDir, baseUrl }, now);
+        logger.info({ file, bytes }, 'wrote the daily open-data dump');
+      }
+    } catch (error) {
+      failed('dump');
+      logger.error({ err: error }, 'daily open-data dump failed');
+    }
+    await pruneDumps(dataDir, KEPT_DUMPS).then(
+      (deleted) => {
+        if (deleted.length > 0) logger.info({ deleted }, 'deleted open-data dumps beyond the newest few');
+      },
+      (error: unknown) => {
+        failed('dump-prune');
+        logger.error({ err: error }, 'open-data dump pruning failed');
+      },
+    );
+  } else if (dataDir) {
+    logger.warn('no daily open-data dump: the upkeep was not given the base URL');
   }
   upkeepMetrics.passDone(pass(), failures, now);
   return refreshed;

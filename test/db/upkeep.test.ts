@@ -1,18 +1,23 @@
 // What only grows is pruned by the upkeep: ended rate-limit windows and sign-in links a day
 // past their expiry (expired sessions are connect-pg-simple's own pruning). Every instance
-// schedules the upkeep; a pass runs in one of them at a time (its advisory lock).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// schedules the upkeep; a pass runs in one of them at a time (its advisory lock). It also writes
+// the day's open-data dump, once per UTC day, and keeps the newest KEPT_DUMPS.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, createPrismaClient, type PrismaClient } from '../../src/db/client.js';
 import { loadDemoData } from '../../src/demo/load.js';
 import { createLogger } from '../../src/logger.js';
 import { recomputeAllSummaries, refreshStaleSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { dumpsDir, KEPT_DUMPS, listDumps } from '../../src/modules/open-data/export.js';
 import { runUpkeep, UPKEEP_LOCK_KEY, type UpkeepPass } from '../../src/upkeep.js';
+import { aMerchant } from '../factories/index.js';
 import { summaryMismatches } from '../setup/consistency.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
-import { scratchDataDir } from '../setup/app.js';
+import { scratchDataDir, TEST_BASE_URL } from '../setup/app.js';
 import { pendingFiles, PNG } from '../setup/pending-store.js';
 
 describe('upkeep', () => {
@@ -52,6 +57,60 @@ describe('upkeep', () => {
     expect(pendingFiles(dataDir)).toHaveLength(1);
     await runUpkeep(db, new Date('2026-11-22T12:00:00Z'), createLogger('silent'), { dataDir });
     expect(pendingFiles(dataDir)).toHaveLength(0);
+  });
+});
+
+describe('the daily open-data dump', () => {
+  // 03:00 UTC on day 0; the injected `now` of each pass is the only clock.
+  const DAY0 = new Date('2026-11-22T03:00:00Z');
+  const day = (n: number, hours = 0) => new Date(DAY0.getTime() + n * 86_400_000 + hours * 3_600_000);
+  const dateOf = (n: number) => day(n).toISOString().slice(0, 10);
+  let db: TestDatabase;
+  let dataDir: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    for (let i = 0; i < 3; i++) await aMerchant(db.prisma);
+    dataDir = scratchDataDir('dumps-');
+  });
+  afterAll(() => db.drop());
+
+  const pass = (now: Date) => runUpkeep(db, now, createLogger('silent'), { dataDir, baseUrl: TEST_BASE_URL });
+
+  it('writes one dump on the first pass of a UTC day, with its checksum, and none on later passes that day', async () => {
+    expect(await listDumps(dataDir)).toEqual([]);
+    expect(await pass(day(0))).toMatchObject({ ran: true });
+    const [first, ...others] = await listDumps(dataDir);
+    expect(others).toEqual([]);
+    expect(first).toMatchObject({ name: `directory-${dateOf(0)}.ndjson.gz`, date: dateOf(0) });
+    const file = path.join(dumpsDir(dataDir), first!.name);
+    const bytes = readFileSync(file);
+    expect(first!.bytes).toBe(bytes.length);
+    expect(first!.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    // The sidecar is in sha256sum's format.
+    expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${first!.sha256}  ${first!.name}\n`);
+    const merchants = gunzipSync(bytes).toString('utf8').trim().split('\n').filter((l) => (JSON.parse(l) as { type: string }).type === 'merchant');
+    expect(merchants).toHaveLength(3);
+
+    const written = statSync(file).mtimeMs;
+    await pass(day(0, 20)); // 23:00 the same day: nothing new, the file untouched
+    expect((await listDumps(dataDir)).map((d) => d.name)).toEqual([first!.name]);
+    expect(statSync(file).mtimeMs).toBe(written);
+  });
+
+  it('writes a second on the next day, and keeps only the newest KEPT_DUMPS', async () => {
+    await pass(day(1));
+    expect((await listDumps(dataDir)).map((d) => d.date)).toEqual([dateOf(1), dateOf(0)]);
+    for (let n = 2; n < KEPT_DUMPS + 2; n++) await pass(day(n));
+    const kept = await listDumps(dataDir);
+    expect(kept.map((d) => d.date)).toEqual(Array.from({ length: KEPT_DUMPS }, (_, i) => dateOf(KEPT_DUMPS + 1 - i)));
+    // Their checksums went with them: nothing else in the folder.
+    expect(readdirSync(dumpsDir(dataDir)).sort()).toEqual(kept.flatMap((d) => [d.name, `${d.name}.sha256`]).sort());
+  });
+
+  it('writes no dump without the base URL its links need', async () => {
+    const elsewhere = scratchDataDir('dumps-');
+    expect(await runUpkeep(db, day(30), createLogger('silent'), { dataDir: elsewhere })).toMatchObject({ ran: true });
+    expect(await listDumps(elsewhere)).toEqual([]);
   });
 });
 

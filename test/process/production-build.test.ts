@@ -37,7 +37,7 @@ describe('the production build', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('serves /readyz, pages and static files from node dist/server.js, and stops on SIGTERM', async () => {
+  it('serves /readyz, pages, static files and, within a minute, the first open-data dump from node dist/server.js, and stops on SIGTERM', async () => {
     const port = await freePort();
     // Plain node, no loader: anything still needing tsx fails here.
     const child = spawn(process.execPath, [entry], {
@@ -64,6 +64,14 @@ describe('the production build', () => {
     expect(home.headers.get('content-type')).toMatch(/text\/html/);
     const css = await fetch(`http://127.0.0.1:${port}/static/css/site.css`);
     expect(css.status).toBe(200);
+    // The upkeep's pass right after start writes the first open-data dump (issue 25): within
+    // the first minute, the advertised link answers.
+    let dump = 0;
+    for (const started = Date.now(); Date.now() - started < 60_000; await new Promise((r) => setTimeout(r, 500))) {
+      dump = (await fetch(`http://127.0.0.1:${port}/data/directory.ndjson.gz`)).status;
+      if (dump === 200) break;
+    }
+    expect(dump, output).toBe(200);
 
     expect(await stopServerProcess(started), output).toBe(0);
   }, 180_000);

@@ -31,6 +31,8 @@ export interface ApiDeps {
   guards: ApiGuards;
   /** Signs pagination cursors. */
   cursorSecret: string;
+  /** DATA_DIR (the index links the newest open-data dump once one exists). */
+  dataDir: string;
 }
 
 /**

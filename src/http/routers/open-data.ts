@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { badge } from '../../modules/open-data/badges.service.js';
 import { llmsTxt, robotsTxt } from '../../modules/open-data/discovery.js';
-import { DUMP_TYPES, dumpsDir, listDumps } from '../../modules/open-data/export.js';
+import { DUMP_TYPES, dumpsDir, KEPT_DUMPS, listDumps } from '../../modules/open-data/export.js';
 import { atomFeed, type FeedScope } from '../../modules/open-data/feeds.service.js';
 import { DATA_LICENCE } from '../../modules/open-data/licence.js';
 import { sitemap, sitemapPage } from '../../modules/open-data/sitemap.js';
@@ -43,8 +43,8 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   const slug = (req: Request) => String(req.params.slug);
 
   // Discovery.
-  router.get('/llms.txt', ...cached, maxAge(3600), (_req, res) => {
-    res.type('text/plain; charset=utf-8').send(llmsTxt(deps));
+  router.get('/llms.txt', ...cached, maxAge(3600), async (_req, res) => {
+    res.type('text/plain; charset=utf-8').send(llmsTxt(deps, (await listDumps(deps.dataDir)).length > 0));
   });
   router.get('/robots.txt', ...cached, maxAge(3600), (_req, res) => {
     res.type('text/plain; charset=utf-8').send(robotsTxt(deps));
@@ -83,7 +83,7 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   // Bulk data: the dated dumps and the page that describes them.
   router.get('/data', deps.limiter, layoutLocals, async (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300');
-    res.render('pages/data', { title: 'Open data', dumps: await listDumps(deps.dataDir), types: DUMP_TYPES, licence: DATA_LICENCE, disclaimer: DISCLAIMER });
+    res.render('pages/data', { title: 'Open data', dumps: await listDumps(deps.dataDir), kept: KEPT_DUMPS, types: DUMP_TYPES, licence: DATA_LICENCE, disclaimer: DISCLAIMER });
   });
   const sendDump = (res: Parameters<RequestHandler>[1], name: string) => {
     res.set({ 'Cache-Control': 'public, max-age=3600', 'Content-Disposition': `attachment; filename="${name}"` });
@@ -92,7 +92,7 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   };
   router.get('/data/directory.ndjson.gz', deps.limiter, async (_req, res) => {
     const [newest] = await listDumps(deps.dataDir);
-    if (!newest) throw notFound('No dump has been written yet: run `npm run export`.');
+    if (!newest) throw notFound('No dump has been written yet: the service writes one a day (the first soon after it starts); /data lists them.');
     sendDump(res, newest.name);
   });
   router.get('/data/:file', deps.limiter, async (req, res) => {

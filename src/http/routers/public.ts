@@ -14,6 +14,7 @@ import { reportQuery, type ReportQuery } from '../../modules/reports/public-repo
 import { validateQuery } from '../middleware/validate.js';
 import { pageLinks } from '../links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
+import { listDumps } from '../../modules/open-data/export.js';
 import type { Config } from '../../config/env.js';
 import type { SyncedLimiter } from '../middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
@@ -29,6 +30,8 @@ export interface PublicDeps extends Links {
   limiter: SyncedLimiter;
   /** Answers repeated reads from memory (http/middleware/response-cache.ts). */
   cache: RequestHandler;
+  /** DATA_DIR: the index links the newest open-data dump only once one exists there. */
+  dataDir: string;
 }
 
 const pageOnly = z.strictObject({ page: pageParam });
@@ -53,8 +56,8 @@ export function publicRouter(deps: PublicDeps): Router {
   router.use(deps.limiter, cacheable, deps.cache);
 
   // The API's index: where everything is (RFC 8631 links to its description and documentation).
-  router.get('/', (_req, res) => {
-    res.set('Link', apiIndexLinks(deps)).json(apiIndex(deps));
+  router.get('/', async (_req, res) => {
+    res.set('Link', apiIndexLinks(deps)).json(apiIndex(deps, (await listDumps(deps.dataDir)).length > 0));
   });
 
   router.get('/contribution-schema', (_req, res) => {

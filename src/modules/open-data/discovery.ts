@@ -1,6 +1,7 @@
 // What lets an agent find the service's documents on its own: /llms.txt (the llms.txt
 // convention: a title, a summary, then sections of links), /robots.txt (which names the
-// sitemap), and the API's index (GET /api/v1).
+// sitemap), and the API's index (GET /api/v1). The newest dump's address is given only once a
+// dump exists (`hasDump`: listDumps in export.ts), so nothing links a 404.
 import { FUNNEL_TASKS } from '../aggregation/constants.js';
 import { DISCLAIMER, methodologyUrl, type Links } from '../directory/notice.js';
 import { DATA_LICENCE } from './licence.js';
@@ -19,8 +20,9 @@ export function documents({ baseUrl }: Links) {
   };
 }
 
-export function llmsTxt(links: Links): string {
+export function llmsTxt(links: Links, hasDump: boolean): string {
   const d = documents(links);
+  const newest = hasDump ? `- [Newest dump](${d.dump}): gzipped NDJSON, written daily\n` : '';
   return `# Agent-Compatibility Directory
 
 > A public directory of online merchants with community-reported evidence of how well AI agents can shop on each one, task by task (website access, browsing, details, login, cart, checkout, purchase). People, and AI agents acting with a person's permission, submit reports; moderators approve them; approved reports become per-agent statuses.
@@ -43,8 +45,7 @@ Read the agent guide before contributing: it states the rules an agent must foll
 ## Data
 
 - [Open data](${d.data}): dated bulk dumps (gzipped NDJSON) and their schema, ${DATA_LICENCE.name}
-- [Newest dump](${d.dump})
-- [Atom feed](${d.feed}): newly approved reports and status changes
+${newest}- [Atom feed](${d.feed}): newly approved reports and status changes
 
 ## Optional
 
@@ -71,7 +72,7 @@ Sitemap: ${links.baseUrl}/sitemap.xml
 }
 
 /** GET /api/v1: where everything is. */
-export function apiIndex(links: Links) {
+export function apiIndex(links: Links, hasDump: boolean) {
   const d = documents(links);
   const api = `${links.baseUrl}/api/v1`;
   return {
@@ -89,7 +90,7 @@ export function apiIndex(links: Links) {
       ownReports: `${api}/automation/reports`,
       mcp: d.mcp,
     },
-    data: { dumps: d.data, latestDump: d.dump, feed: d.feed, licence: DATA_LICENCE },
+    data: { dumps: d.data, latestDump: hasDump ? d.dump : null, feed: d.feed, licence: DATA_LICENCE },
     methodology: d.methodology,
     disclaimer: DISCLAIMER,
   };

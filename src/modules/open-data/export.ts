@@ -3,10 +3,11 @@
 // `agent`, `merchant` (without its summaries), `summary` (one per merchant and agent with
 // approved reports) and `report` lines. The same views as the public API, so nothing private
 // can appear. Streamed from keyset pages: memory stays flat whatever the directory's size.
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { PrismaClient } from '../../db/client.js';
@@ -24,8 +25,16 @@ const REPORTS_PER_PAGE = 1_000;
 export const DUMP_TYPES = ['meta', 'category', 'agent', 'merchant', 'summary', 'report'] as const;
 const DUMP_NAME = /^directory-(\d{4}-\d{2}-\d{2})\.ndjson\.gz$/;
 
+/**
+ * How many daily dumps stay in DATA_DIR/exports (the newest; the upkeep deletes older ones and
+ * /data lists them). A constant for now, not a setting: a week of history.
+ */
+export const KEPT_DUMPS = 7;
+
 export const dumpsDir = (dataDir: string) => path.join(dataDir, 'exports');
 export const dumpName = (now: Date) => `directory-${now.toISOString().slice(0, 10)}.ndjson.gz`;
+/** Beside each dump, its SHA-256 in `sha256sum` format (`<hex>  <name>`), written with it. */
+const checksumName = (name: string) => `${name}.sha256`;
 
 /** Every line of the dump, in order. */
 export async function* dumpLines(ctx: DirectoryContext): AsyncGenerator<string> {
@@ -64,37 +73,88 @@ export async function* dumpLines(ctx: DirectoryContext): AsyncGenerator<string> 
   }
 }
 
-/** Writes today's dump into DATA_DIR/exports (atomically: a reader never sees half a file). */
-export async function writeDump(deps: { prisma: PrismaClient; dataDir: string } & Links, now: Date): Promise<{ file: string; bytes: number }> {
+/**
+ * Writes today's dump into DATA_DIR/exports (atomically: a reader never sees half a file), and
+ * its SHA-256 beside it (`directory-YYYY-MM-DD.ndjson.gz.sha256`), hashed as it is written and
+ * in place before the dump itself appears.
+ */
+export async function writeDump(
+  deps: { prisma: PrismaClient; dataDir: string } & Links,
+  now: Date,
+): Promise<{ file: string; bytes: number; sha256: string }> {
   const dir = dumpsDir(deps.dataDir);
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, dumpName(now));
+  const name = dumpName(now);
+  const file = path.join(dir, name);
   const partial = `${file}.${process.pid}.partial`;
+  const checksumFile = path.join(dir, checksumName(name));
+  const checksumPartial = `${checksumFile}.${process.pid}.partial`;
+  const hash = createHash('sha256');
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  let sha256: string;
   try {
-    await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), createWriteStream(partial));
+    await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), hashing, createWriteStream(partial));
+    sha256 = hash.digest('hex');
+    await writeFile(checksumPartial, `${sha256}  ${name}\n`);
+    await rename(checksumPartial, checksumFile);
     await rename(partial, file);
   } catch (error) {
     // A failed export (the database gone, a full disk) leaves no half file behind.
     await rm(partial, { force: true });
+    await rm(checksumPartial, { force: true });
     throw error;
   }
-  return { file, bytes: (await stat(file)).size };
+  return { file, bytes: (await stat(file)).size, sha256 };
+}
+
+/** Whether the dump of `now`'s UTC day has been written. */
+export async function hasDumpOf(dataDir: string, now: Date): Promise<boolean> {
+  return access(path.join(dumpsDir(dataDir), dumpName(now))).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Deletes all but the newest `keep` dumps (and their checksums); returns the names deleted. */
+export async function pruneDumps(dataDir: string, keep: number): Promise<string[]> {
+  const old = (await listDumps(dataDir)).slice(keep);
+  for (const dump of old) {
+    // The dump first: a checksum without its dump is never listed.
+    await rm(path.join(dumpsDir(dataDir), dump.name), { force: true });
+    await rm(path.join(dumpsDir(dataDir), checksumName(dump.name)), { force: true });
+  }
+  return old.map((d) => d.name);
 }
 
 export interface DumpFile {
   name: string;
   date: string;
   bytes: number;
+  /** Hex SHA-256 of the file; null for a dump written before checksums were (none beside it). */
+  sha256: string | null;
 }
 
 /** The dumps written so far, newest first. */
 export async function listDumps(dataDir: string): Promise<DumpFile[]> {
-  const names = await readdir(dumpsDir(dataDir)).catch(() => [] as string[]);
+  const dir = dumpsDir(dataDir);
+  const names = await readdir(dir).catch(() => [] as string[]);
   const dumps = await Promise.all(
     names
       .map((name) => ({ name, match: DUMP_NAME.exec(name) }))
       .filter((d): d is { name: string; match: RegExpExecArray } => d.match !== null)
-      .map(async ({ name, match }) => ({ name, date: match[1]!, bytes: (await stat(path.join(dumpsDir(dataDir), name))).size })),
+      .map(async ({ name, match }): Promise<DumpFile | null> => {
+        // Pruned (or replaced) between the listing and here: not listed.
+        const info = await stat(path.join(dir, name)).catch(() => null);
+        if (!info) return null;
+        const sum = await readFile(path.join(dir, checksumName(name)), 'utf8').catch(() => '');
+        const sha256 = /^[0-9a-f]{64}\b/.exec(sum)?.[0] ?? null;
+        return { name, date: match[1]!, bytes: info.size, sha256 };
+      }),
   );
-  return dumps.sort((a, b) => (a.date < b.date ? 1 : -1));
+  return dumps.filter((d): d is DumpFile => d !== null).sort((a, b) => (a.date < b.date ? 1 : -1));
 }
