@@ -113,7 +113,10 @@ describe('moderation decisions racing the author\'s edits', { timeout: 600_000 }
           expect(res.status, `${what} → ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
           return res;
         };
-        const csrf = async () => reads.at(-1)?.token ?? csrfTokenOf((await moderator.get('/admin').expect(200)).text);
+        // The session's form token, made once before anything runs concurrently: concurrent first
+        // renders would each make one, and the last session save wins (a real "Form expired").
+        const sessionToken = csrfTokenOf((await moderator.get('/admin').expect(200)).text);
+        const csrf = async () => reads.at(-1)?.token ?? sessionToken;
 
         async function perform(a: Action, alone: boolean) {
           if (a.kind === 'edit') {
