@@ -14,15 +14,10 @@ import { runUpkeep } from '../../src/upkeep.js';
 import { aMerchant } from '../factories/index.js';
 import { htmlProblems } from '../pages/html-validate.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { binary } from '../setup/bodies.js';
 
 const DUMP = `${TEST_BASE_URL}/data/directory.ndjson.gz`;
 
-const binary = (req: request.Test) =>
-  req.buffer(true).parse((res, done) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => done(null, Buffer.concat(chunks)));
-  });
 
 describe('the newest dump is linked only once it exists', () => {
   let t: TestApp;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
+import { binary } from '../setup/bodies.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
@@ -74,13 +75,7 @@ describe('the bulk dump', () => {
     expect(page.text).toContain('directory-2026-11-22.ndjson.gz');
     for (const type of ['meta', 'category', 'agent', 'merchant', 'summary', 'report']) expect(page.text).toContain(`<code>${type}</code>`);
     expect(page.text).toContain('CC BY 4.0');
-    const latest = await request(t.app).get('/data/directory.ndjson.gz').buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
+    const latest = await binary(request(t.app).get('/data/directory.ndjson.gz')).expect(200);
     expect(latest.headers['content-type']).toBe('application/gzip');
     expect(latest.body).toEqual(readFileSync(path.join(t.config.dataDir, 'exports', 'directory-2026-11-22.ndjson.gz')));
     await request(t.app).get('/data/directory-2026-11-23.ndjson.gz').expect(404);

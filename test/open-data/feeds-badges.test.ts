@@ -12,20 +12,9 @@ import { BADGE_MESSAGE_MAX, BADGE_STATUS, BADGE_TONE, badgeMessage } from '../..
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { htmlProblems } from '../pages/html-validate.js';
+import { getText } from '../setup/bodies.js';
 
-/** Any body as text: Atom and SVG are types supertest does not buffer by itself. */
-function text(t: TestApp, path: string, headers: Record<string, string> = {}) {
-  return request(t.app)
-    .get(path)
-    .set(headers)
-    .buffer(true)
-    .parse((res, done) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done(null, body));
-    });
-}
+const text = getText;
 
 /** badge-maker's escaping of a badge's text. */
 const escapeBadge = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');

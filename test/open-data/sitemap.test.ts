@@ -4,7 +4,6 @@
 import express, { type ErrorRequestHandler } from 'express';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import robotsParserModule from 'robots-parser';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Refusal } from '../../src/errors.js';
 import { createLimiter } from '../../src/http/middleware/rate-limit.js';
@@ -14,23 +13,13 @@ import { robotsTxt } from '../../src/modules/open-data/discovery.js';
 import { sitemap, sitemapPage } from '../../src/modules/open-data/sitemap.js';
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { getText } from '../setup/bodies.js';
 
 // robots-parser is CommonJS (module.exports = the function) while its types declare an ES
 // default export: under NodeNext the default import is the function, typed as the module.
 const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
 
-/** Any body as text: XML is a type supertest does not buffer by itself. */
-function text(t: TestApp | { app: express.Express }, path: string) {
-  return request(t.app)
-    .get(path)
-    .buffer(true)
-    .parse((res, done) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done(null, body));
-    });
-}
+const text = (t: { app: express.Express }, path: string) => getText(t, path);
 
 /**
  * Python's urllib.robotparser in a few lines: the group for `*`, and in it the first rule whose
