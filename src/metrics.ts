@@ -3,7 +3,13 @@
 // own, made once per process; each app's /metrics appends it to the app's registry (HTTP,
 // response cache, pool, dump age; http/middleware/metrics.ts). Never prom-client's global
 // registry: tests build many apps in one process, and a metric registered twice throws.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+//
+// With WEB_CONCURRENCY > 1 every worker keeps its own counts and the primary runs the upkeep, so
+// a scrape that reaches one worker asks the primary for the whole service: the primary collects
+// each worker's registries and its own over the cluster's IPC channel and merges them with
+// prom-client's AggregatorRegistry (counters and histograms summed, gauges by their aggregator).
+import cluster from 'node:cluster';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 const registry = new Registry();
 let defaults = false;
@@ -35,6 +41,7 @@ const upkeepFailures = new Counter({
 const upkeepLastSuccess = new Gauge({
   name: 'acd_upkeep_last_success_timestamp_seconds',
   help: 'Start (Unix time) of the last upkeep pass this process ran whose steps all succeeded.',
+  aggregator: 'max',
   registers: [registry],
 });
 const summaryRefreshDuration = new Histogram({
@@ -94,4 +101,110 @@ export const upkeepMetrics = {
 export function limiterSynced(limiter: string, seconds: number, ok: boolean): void {
   limiterSyncs.inc({ limiter, outcome: ok ? 'ok' : 'failed' });
   limiterSyncDuration.observe({ limiter }, seconds);
+}
+
+// ---- The cluster: one scrape for all processes -------------------------------------------
+
+type ClusterMessage =
+  | { type: 'acd:metrics-scrape'; id: number }
+  | { type: 'acd:metrics-scraped'; id: number; text?: string; error?: string }
+  | { type: 'acd:metrics-collect'; id: number }
+  | { type: 'acd:metrics-collected'; id: number; metrics: unknown[] };
+
+/** How long a scrape waits for the primary, and the primary for each worker. */
+const CLUSTER_SCRAPE_TIMEOUT_MS = 4_000;
+
+const isMessage = (message: unknown): message is ClusterMessage =>
+  typeof message === 'object' && message !== null && String((message as { type?: unknown }).type).startsWith('acd:metrics-');
+
+let sharedRegistries: Registry[] | undefined;
+let nextScrape = 0;
+const scrapes = new Map<number, (answer: { text?: string; error?: string }) => void>();
+
+/**
+ * In a cluster worker: answers the primary's collection requests with these registries (the
+ * worker's app and process), and hears the answers to its own scrapes. Outside a worker: nothing.
+ */
+export function shareWithCluster(registries: Registry[]): void {
+  if (!cluster.isWorker) return;
+  const first = sharedRegistries === undefined;
+  sharedRegistries = registries;
+  if (!first) return;
+  process.on('message', (message: unknown) => {
+    if (!isMessage(message)) return;
+    if (message.type === 'acd:metrics-collect') {
+      void Promise.all((sharedRegistries ?? []).map((r) => r.getMetricsAsJSON())).then(
+        (metrics) => process.send?.({ type: 'acd:metrics-collected', id: message.id, metrics }),
+        () => process.send?.({ type: 'acd:metrics-collected', id: message.id, metrics: [] }),
+      );
+    } else if (message.type === 'acd:metrics-scraped') {
+      scrapes.get(message.id)?.(message);
+    }
+  });
+}
+
+/** True in a cluster worker that shares its metrics: a scrape must ask the primary. */
+export const scrapesThroughPrimary = () => cluster.isWorker && sharedRegistries !== undefined && process.send !== undefined;
+
+/** From a cluster worker: the whole service's metrics as Prometheus text, merged by the primary. */
+export function scrapeThroughPrimary(): Promise<string> {
+  const id = nextScrape++;
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      scrapes.delete(id);
+      reject(new Error('the primary did not answer the metrics scrape in time'));
+    }, CLUSTER_SCRAPE_TIMEOUT_MS + 1_000);
+    scrapes.set(id, (answer) => {
+      clearTimeout(timer);
+      scrapes.delete(id);
+      if (answer.text !== undefined) resolve(answer.text);
+      else reject(new Error(answer.error ?? 'the metrics scrape failed'));
+    });
+    process.send!({ type: 'acd:metrics-scrape', id } satisfies ClusterMessage);
+  });
+}
+
+/**
+ * In the cluster primary: answers workers' scrapes with every live worker's metrics and its
+ * own (the upkeep's, Node's), merged. A worker that does not answer within the timeout is left
+ * out of that scrape rather than failing it (it may be dying; the primary replaces it).
+ */
+export function serveClusterMetrics(): void {
+  const collecting = new Map<number, { pending: Set<number>; metrics: unknown[][]; done: () => void }>();
+  let nextCollect = 0;
+  const collectAll = () =>
+    new Promise<unknown[][]>((resolve) => {
+      const id = nextCollect++;
+      const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && w.isConnected());
+      const entry = { pending: new Set(workers.map((w) => w!.id)), metrics: [] as unknown[][], done: () => {} };
+      const timer = setTimeout(() => entry.done(), CLUSTER_SCRAPE_TIMEOUT_MS);
+      entry.done = () => {
+        clearTimeout(timer);
+        collecting.delete(id);
+        resolve(entry.metrics);
+      };
+      collecting.set(id, entry);
+      if (entry.pending.size === 0) entry.done();
+      for (const worker of workers) worker!.send({ type: 'acd:metrics-collect', id } satisfies ClusterMessage);
+    });
+
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isMessage(message)) return;
+    if (message.type === 'acd:metrics-collected') {
+      const entry = collecting.get(message.id);
+      if (!entry || !entry.pending.delete(worker.id)) return;
+      entry.metrics.push(message.metrics);
+      if (entry.pending.size === 0) entry.done();
+    } else if (message.type === 'acd:metrics-scrape') {
+      void (async () => {
+        const fromWorkers = (await collectAll()).flat() as Parameters<typeof AggregatorRegistry.aggregate>[0];
+        const own = await processRegistry().getMetricsAsJSON();
+        return AggregatorRegistry.aggregate([...fromWorkers, own]).metrics();
+      })().then(
+        (text) => worker.isConnected() && worker.send({ type: 'acd:metrics-scraped', id: message.id, text } satisfies ClusterMessage),
+        (error: Error) =>
+          worker.isConnected() && worker.send({ type: 'acd:metrics-scraped', id: message.id, error: error.message } satisfies ClusterMessage),
+      );
+    }
+  });
 }

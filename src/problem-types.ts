@@ -173,6 +173,12 @@ export const PROBLEM_TYPES = {
     meaning: "/metrics is for the operator's monitoring: it needs `Authorization: Bearer <METRICS_TOKEN>`, and the request had no token or another one.",
     action: `${STOP} Ask the operator for the scrape token.`,
   },
+  'metrics-unavailable': {
+    status: [503],
+    title: 'Metrics unavailable',
+    meaning: 'With several worker processes, a scrape gathers every process’s metrics through the primary, which did not answer in time (busy, or stopping).',
+    action: 'Scrape again after the `Retry-After` seconds; Prometheus does so at its next interval.',
+  },
   'not-found': {
     status: [404],
     title: 'Not found',

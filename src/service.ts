@@ -13,6 +13,7 @@ import { runUpkeep } from './upkeep.js';
 import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
+import { serveClusterMetrics } from './metrics.js';
 
 /** How often a running service does its upkeep (src/upkeep.ts). */
 const UPKEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -165,6 +166,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
 async function startPrimary(config: Config, logger: Logger): Promise<RunningService> {
   const database = await openPrepared(config, logger);
   const upkeep = startUpkeep(database, logger, config);
+  serveClusterMetrics();
   let stopping = false;
   let restarts = 0;
   const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });

@@ -2,6 +2,7 @@
 // DATA_DIR/exports/directory-YYYY-MM-DD.ndjson.gz, from the configured database:
 //   npm run export
 // GET /data lists the dumps and /data/directory.ndjson.gz serves the newest.
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/env.js';
 import { openDatabase } from '../db/database.js';
 import { writeDump } from '../modules/open-data/export.js';
@@ -19,8 +20,10 @@ async function run(argv: string[]): Promise<number> {
   const db = await openDatabase(config);
   try {
     const started = performance.now();
-    const { file, bytes } = await writeDump({ prisma: db.prisma, dataDir: config.dataDir, baseUrl: config.baseUrl }, new Date());
+    const { file, bytes, sha256 } = await writeDump({ prisma: db.prisma, dataDir: config.dataDir, baseUrl: config.baseUrl }, new Date());
     console.log(`wrote ${file} (${bytes.toLocaleString('en-US')} bytes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // As `sha256sum` prints it; the same line is in ${file}.sha256.
+    console.log(`${sha256}  ${path.basename(file)}`);
     return 0;
   } finally {
     await db.close();

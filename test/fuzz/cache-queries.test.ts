@@ -68,6 +68,7 @@ const ROUTES: Route[] = [
   { path: '/favicon.svg', params: {}, audience: 'site' },
   { path: '/llms.txt', params: {}, audience: 'site' },
   { path: '/robots.txt', params: {}, audience: 'site' },
+  { path: '/sitemap.xml', params: {}, audience: 'site' },
   { path: '/feed.atom', params: {}, audience: 'site' },
   { path: '/merchants/:merchant/feed.atom', params: {}, audience: 'site' },
   { path: '/agents/:agent/feed.atom', params: {}, audience: 'site' },

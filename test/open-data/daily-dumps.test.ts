@@ -3,13 +3,14 @@
 // written the day's dump (as it does on the first pass after a start), they all do, it answers
 // 200 with gzipped NDJSON, and /data lists it with its date, size and SHA-256.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { dumpsDir } from '../../src/modules/open-data/export.js';
+import { dumpsDir, pruneDumps, STALE_PARTIAL_MS } from '../../src/modules/open-data/export.js';
 import { runUpkeep } from '../../src/upkeep.js';
 import { aMerchant } from '../factories/index.js';
 import { htmlProblems } from '../pages/html-validate.js';
@@ -62,5 +63,36 @@ describe('the newest dump is linked only once it exists', () => {
     expect(await htmlProblems(page.text)).toEqual([]);
     expect(page.text).toContain('href="/data/directory.ndjson.gz"');
     expect(page.text).toContain(`<td>2026-11-22</td><td><a href="/data/${name}">${name}</a></td><td>${((latest.body as Buffer).length / 1024).toFixed(1)} KB</td><td><code>${sha256}</code></td>`);
+  });
+});
+
+describe('dump pruning', () => {
+  it('keeps the newest dumps and deletes the .partial files of writers that died, never a live one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'acd-prune-'));
+    try {
+      const dir = dumpsDir(dataDir);
+      mkdirSync(dir, { recursive: true });
+      for (const day of ['20', '21', '22']) {
+        writeFileSync(path.join(dir, `directory-2026-11-${day}.ndjson.gz`), 'x');
+        writeFileSync(path.join(dir, `directory-2026-11-${day}.ndjson.gz.sha256`), `${'0'.repeat(64)}  directory-2026-11-${day}.ndjson.gz\n`);
+      }
+      const dead = 'directory-2026-11-23.ndjson.gz.4242.partial';
+      const live = 'directory-2026-11-23.ndjson.gz.4343.partial';
+      writeFileSync(path.join(dir, dead), 'half');
+      writeFileSync(path.join(dir, live), 'half');
+      const old = new Date(Date.now() - STALE_PARTIAL_MS - 60_000);
+      utimesSync(path.join(dir, dead), old, old);
+
+      expect(await pruneDumps(dataDir, 2)).toEqual(['directory-2026-11-20.ndjson.gz', dead]);
+      expect(readdirSync(dir).sort()).toEqual([
+        'directory-2026-11-21.ndjson.gz',
+        'directory-2026-11-21.ndjson.gz.sha256',
+        'directory-2026-11-22.ndjson.gz',
+        'directory-2026-11-22.ndjson.gz.sha256',
+        live,
+      ]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -151,6 +151,7 @@ describe('no private data in public output', () => {
       '/feed.atom',
       '/llms.txt',
       '/robots.txt',
+      '/sitemap.xml',
       '/api/v1',
       '/data',
       ...merchants.map((m) => `/merchants/${m.slug}/feed.atom`),

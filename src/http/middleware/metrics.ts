@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../../clock.js';
 import { dumpsDir } from '../../modules/open-data/export.js';
-import { processRegistry } from '../../metrics.js';
+import { processRegistry, scrapesThroughPrimary, scrapeThroughPrimary, shareWithCluster } from '../../metrics.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const CACHE_RESULTS = new Set(['HIT', 'MISS', 'BYPASS']);
@@ -119,6 +119,7 @@ export function createAppMetrics(deps: {
   new Gauge({
     name: 'acd_dump_age_seconds',
     help: 'Seconds since the newest open-data dump was written (NaN when there is none).',
+    aggregator: 'min',
     registers,
     async collect() {
       this.set(await newestDumpAge(deps.dataDir, deps.clock.now()));
@@ -139,11 +140,13 @@ export function createAppMetrics(deps: {
     next();
   };
 
+  shareWithCluster([registry, processRegistry()]);
   return {
     registry,
     timing,
     contentType: registry.contentType,
     async scrape() {
+      if (scrapesThroughPrimary()) return scrapeThroughPrimary();
       return `${await registry.metrics()}\n${await processRegistry().metrics()}`;
     },
   };

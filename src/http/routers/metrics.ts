@@ -29,7 +29,21 @@ export function metricsRouter(metrics: AppMetrics, token: string | undefined, be
       });
       return;
     }
-    res.type(metrics.contentType).send(await metrics.scrape());
+    let text: string;
+    try {
+      text = await metrics.scrape();
+    } catch {
+      // A cluster worker whose primary did not answer in time (it is busy or stopping).
+      sendProblem(res, {
+        status: 503,
+        code: 'metrics-unavailable',
+        title: 'Metrics unavailable',
+        detail: 'The service could not gather its metrics in time; scrape again.',
+        headers: { 'Retry-After': '5' },
+      });
+      return;
+    }
+    res.type(metrics.contentType).send(text);
   });
 
   return router;

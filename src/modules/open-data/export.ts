@@ -120,15 +120,33 @@ export async function hasDumpOf(dataDir: string, now: Date): Promise<boolean> {
   );
 }
 
-/** Deletes all but the newest `keep` dumps (and their checksums); returns the names deleted. */
-export async function pruneDumps(dataDir: string, keep: number): Promise<string[]> {
+/**
+ * A `.partial` file untouched for this long is left over from a writer that died (killed while
+ * writing, a machine that went down): a live writer touches its file with every gzip chunk.
+ */
+export const STALE_PARTIAL_MS = 15 * 60 * 1000;
+
+/**
+ * Deletes all but the newest `keep` dumps (and their checksums), and the `.partial` files of
+ * writers that died; returns the names deleted.
+ */
+export async function pruneDumps(dataDir: string, keep: number, now = new Date()): Promise<string[]> {
+  const dir = dumpsDir(dataDir);
   const old = (await listDumps(dataDir)).slice(keep);
   for (const dump of old) {
     // The dump first: a checksum without its dump is never listed.
-    await rm(path.join(dumpsDir(dataDir), dump.name), { force: true });
-    await rm(path.join(dumpsDir(dataDir), checksumName(dump.name)), { force: true });
+    await rm(path.join(dir, dump.name), { force: true });
+    await rm(path.join(dir, checksumName(dump.name)), { force: true });
   }
-  return old.map((d) => d.name);
+  const leftovers: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.endsWith('.partial')) continue;
+    const modified = await stat(path.join(dir, name)).then((s) => s.mtimeMs, () => Number.POSITIVE_INFINITY);
+    if (now.getTime() - modified < STALE_PARTIAL_MS) continue;
+    await rm(path.join(dir, name), { force: true });
+    leftovers.push(name);
+  }
+  return [...old.map((d) => d.name), ...leftovers];
 }
 
 export interface DumpFile {
