@@ -2,6 +2,8 @@
 //   npm run migrate:create -- <intent>   write prisma/migrations/<stamp>_<intent>/ from schema.prisma
 //   npm run migrate:deploy               apply pending migrations to the configured database
 //   npm run migrate:status               compare the database's history with the directory
+// deploy runs the committed migration.sql files itself (no schema engine), keeping Prisma's
+// `_prisma_migrations` bookkeeping; create and status use the WebAssembly schema engine.
 // deploy and status use DATABASE_URL, or the embedded database under DATA_DIR.
 // create needs only a scratch server: DATABASE_URL's, or a throwaway embedded one.
 import { loadConfig, ConfigError } from '../config/env.js';
@@ -43,7 +45,7 @@ async function run(args: string[]): Promise<number> {
       return 0;
     }
     case 'deploy': {
-      const applied = await withConfiguredDatabase(applyMigrations);
+      const applied = await withConfiguredDatabase((url) => applyMigrations(url));
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no pending migrations');
       return 0;
     }

@@ -1,20 +1,27 @@
-// Offline Prisma migrations.
+// Prisma migrations, offline.
 //
-// Prisma's CLI needs a native schema engine that it downloads from Prisma's binary host,
-// which some machines (these, and CI) cannot reach. Prisma also publishes the same engine
-// as WebAssembly (@prisma/schema-engine-wasm, pinned to the engines hash of our prisma
-// release), driven through a driver adapter. This module drives it to:
-//   - apply the committed migrations, recording them in Prisma's own `_prisma_migrations`
-//     table exactly as `prisma migrate deploy` does (so production can keep using the CLI);
-//   - diff the committed migrations against schema.prisma (drift check, and new migrations);
-//   - report the migration status.
-// Migration files stay in Prisma's standard layout: prisma/migrations/<name>/migration.sql.
+// Migration files stay in Prisma's standard layout: prisma/migrations/<name>/migration.sql,
+// and the database records them in Prisma's own `_prisma_migrations` table.
+//
+// Applying them needs no schema engine: applyMigrations runs each pending migration.sql in
+// name order and keeps `_prisma_migrations` exactly as `prisma migrate deploy` keeps it (same
+// table, same rows, same SHA-256 checksums), so a machine with Prisma's CLI (`prisma migrate
+// status`, `prisma migrate deploy`) agrees with what it did, and databases migrated by either
+// are interchangeable. pendingMigrations is a plain read of that table.
+//
+// Creating migrations (diffing the committed migrations against schema.prisma) and the full
+// `migrate status` diagnosis still need the engine. Prisma's CLI downloads a native one from
+// Prisma's binary host, which some machines (these, and CI) cannot reach; Prisma also publishes
+// it as WebAssembly (@prisma/schema-engine-wasm, pinned to the engines hash of our prisma
+// release), driven through a driver adapter. This module drives that for
+// diffMigrationsToSchema, createMigration and migrationStatus only (and for
+// applyMigrationsWithEngine, which tests use to show that both keep the same bookkeeping).
 import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum, DriverAdapterError } from '@prisma/driver-adapter-utils';
@@ -263,22 +270,142 @@ export async function loadMigrationsList(dir = migrationsDir): Promise<Migration
  * a deploy's `migrate:deploy` next to one) run one after the other: the second finds nothing
  * pending. Arbitrary but fixed: "ACDMIG" in ASCII (the demo load's is SEED_LOCK_KEY, "ACDSEE",
  * the upkeep's UPKEEP_LOCK_KEY, "ACDUPK"). Waiting for it has no timeout: an apply waits as
- * long as the one before it takes. (Prisma's CLI, should production use it, does not take it.)
+ * long as the one before it takes. The apply also takes Prisma Migrate's own lock (below), so
+ * that it and a `prisma migrate deploy` from Prisma's CLI, should production use it, do not
+ * interleave either.
  */
 export const MIGRATION_LOCK_KEY = 0x4143_444d_4947;
 
-/** Applies pending migrations (like `prisma migrate deploy`); returns the names applied. */
-export async function applyMigrations(url: string): Promise<string[]> {
-  const migrationsList = await loadMigrationsList();
+/** The advisory lock key that Prisma Migrate takes around its work (prisma-engines' postgres flavour). */
+const PRISMA_MIGRATE_LOCK_KEY = 72707369;
+
+const MIGRATIONS_TABLE = '_prisma_migrations';
+
+// Prisma's DDL for the table on PostgreSQL, verbatim (prisma-engines, sql-schema-connector,
+// flavour/postgres.rs `create_migrations_table`; the same text is in the WASM engine we ship).
+const migrationsTableDdl = (table: string) => `CREATE TABLE ${table} (
+    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
+    checksum                VARCHAR(64) NOT NULL,
+    finished_at             TIMESTAMPTZ,
+    migration_name          VARCHAR(255) NOT NULL,
+    logs                    TEXT,
+    rolled_back_at          TIMESTAMPTZ,
+    started_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
+    applied_steps_count     INTEGER NOT NULL DEFAULT 0
+);
+`;
+
+/**
+ * The checksum Prisma records for a migration: the SHA-256 of the migration.sql text (as
+ * UTF-8), in lower-case hex (prisma-engines, schema-connector/src/checksum.rs).
+ */
+export function migrationChecksum(script: string): string {
+  return createHash('sha256').update(script, 'utf8').digest('hex');
+}
+
+/**
+ * Whether a script matches a recorded checksum, as Prisma decides it: with the script's line
+ * endings as they are, as LF, or as CRLF (git may have converted them on checkout), and
+ * accepting the unpadded hex that old engines wrote (prisma-engines#1887).
+ */
+function matchesChecksum(script: string, checksum: string): boolean {
+  const variants = [script, script.replaceAll('\r\n', '\n'), script.replaceAll('\n', '\r\n')];
+  return variants.some((variant) => {
+    const digest = createHash('sha256').update(variant, 'utf8').digest();
+    const rendered =
+      checksum !== '' && checksum.length !== 64
+        ? [...digest].map((byte) => byte.toString(16)).join('')
+        : digest.toString('hex');
+    return rendered === checksum;
+  });
+}
+
+interface CommittedMigration {
+  name: string;
+  script: string;
+}
+
+/** The committed migrations, in order, refusing a directory Prisma would refuse. */
+async function readCommittedMigrations(dir: string): Promise<CommittedMigration[]> {
+  const list = await loadMigrationsList(dir);
+  const provider = list.lockfile.content?.match(/^\s*provider\s*=\s*"([^"]*)"/m)?.[1];
+  if (provider !== undefined && provider !== 'postgresql') {
+    throw new MigrationError(
+      `${path.join(dir, LOCKFILE)} names provider "${provider}": these migrations are not for PostgreSQL`,
+    );
+  }
+  return list.migrationDirectories.map(({ path: name, migrationFile }) => {
+    if (migrationFile.content.tag === 'error') {
+      throw new MigrationError(`migration ${name} has no readable migration.sql: ${migrationFile.content.value}`);
+    }
+    return { name, script: migrationFile.content.value };
+  });
+}
+
+interface MigrationRow {
+  id: string;
+  checksum: string;
+  migration_name: string;
+  logs: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
+
+export interface ApplyOptions {
+  /**
+   * Told about migrations that the database has applied but the directory does not have
+   * (console.warn unless given).
+   */
+  warn?: (message: string) => void;
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Applies pending migrations, as `prisma migrate deploy` does, without the schema engine;
+ * returns the names applied. `dir` is the migrations directory (tests apply a prefix).
+ *
+ * What it does, in Prisma's order (prisma-engines, schema-core `apply_migrations`):
+ *  - creates `_prisma_migrations` with Prisma's DDL if it is missing, refusing (like P3005) a
+ *    schema that already has tables but no migration history (it would need baselining);
+ *  - refuses (like P3009) while a migration has failed: a row with neither finished_at nor
+ *    rolled_back_at. After fixing the database by hand, mark the row rolled back
+ *    (`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = …`, or `prisma migrate
+ *    resolve --rolled-back <name>`) and the next apply runs the migration again;
+ *  - refuses when an applied migration's migration.sql was edited since (its checksum no
+ *    longer matches; line endings aside). Prisma's deploy lets that pass, its `migrate dev`
+ *    does not; an edited migration means the databases built before and after the edit
+ *    differ, which we would rather hear about before applying anything;
+ *  - warns, and goes on, about applied migrations that the directory does not have (as
+ *    Prisma's deploy, which ignores them): a newer release may have applied them, and an
+ *    older one must still start during a rollback;
+ *  - for each pending migration: inserts its row (id, checksum, started_at), runs the script,
+ *    then sets finished_at and applied_steps_count = 1; when the script fails, records the
+ *    error in the row's logs (finished_at stays NULL) and throws a MigrationError naming it.
+ *
+ * Transactions: none of our own, as Prisma. The script goes to PostgreSQL in one simple-
+ * protocol Query message (pg's `query(script)` without parameters), never split at ";" (which
+ * breaks function bodies and string literals), and PostgreSQL runs a multi-statement Query as
+ * one implicit transaction: a failing script leaves nothing of itself behind. A script that
+ * is a single statement runs outside any transaction block, so a migration holding only a
+ * `CREATE INDEX CONCURRENTLY` works, as under Prisma (with other statements beside it, it
+ * fails under both; none of ours has one). Wrapping the script in BEGIN/COMMIT ourselves would
+ * lose that and gain nothing. The bookkeeping is not inside the script's transaction (again
+ * as Prisma): a crash between the script's commit and `finished_at` leaves a failed row, which
+ * the next apply refuses rather than running the script twice.
+ */
+export async function applyMigrations(url: string, dir = migrationsDir, options: ApplyOptions = {}): Promise<string[]> {
+  const committed = await readCommittedMigrations(dir);
+  const warn = options.warn ?? ((message: string) => console.warn(message));
   const holder = new pg.Client({ connectionString: url });
+  // A connection lost mid-apply fails the query in flight; unheard, the event would end the process.
+  holder.on('error', () => undefined);
   await holder.connect();
   try {
     await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      return await withEngine(url, async (engine) => {
-        const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
-        return appliedMigrationNames;
-      });
+      return await applyLocked(url, committed, warn);
     } finally {
       // Ending the session below releases the lock too, should the unlock itself fail.
       await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
@@ -286,6 +413,146 @@ export async function applyMigrations(url: string): Promise<string[]> {
   } finally {
     await holder.end().catch(() => undefined);
   }
+}
+
+async function applyLocked(url: string, committed: CommittedMigration[], warn: (message: string) => void): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined); // as the holder's
+  await client.connect();
+  try {
+    // Released when this session ends.
+    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
+    // Schema-qualified from here on: a migration script may change the search_path.
+    const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+    if (!schema) throw new MigrationError('no schema to migrate: the search_path names no existing schema');
+    const table = `${quoteIdent(schema)}.${quoteIdent(MIGRATIONS_TABLE)}`;
+    await ensureMigrationsTable(client, schema, table);
+
+    const { rows } = await client.query<MigrationRow>(
+      `SELECT id, checksum, migration_name, logs, started_at, finished_at, rolled_back_at
+         FROM ${table} ORDER BY started_at, migration_name`,
+    );
+    const current = rows.filter((row) => row.rolled_back_at === null);
+
+    const failed = current.filter((row) => row.finished_at === null);
+    if (failed.length > 0) {
+      const details = failed
+        .map((row) => {
+          const logs = row.logs?.trim();
+          return `the migration ${row.migration_name} started at ${row.started_at.toISOString()} failed` + (logs ? `:\n${logs}` : '');
+        })
+        .join('\n');
+      const names = failed.map((row) => `'${row.migration_name.replaceAll("'", "''")}'`).join(', ');
+      throw new MigrationError(
+        `a migration failed in this database, so none are applied until it is resolved (P3009): ${details}\n` +
+          'Repair the database, then mark the failed row rolled back to have the migration applied again ' +
+          `(UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name IN (${names}) AND finished_at IS NULL ` +
+          'AND rolled_back_at IS NULL; or `prisma migrate resolve --rolled-back <name>`), or, if its changes were completed by hand, ' +
+          'finished (`prisma migrate resolve --applied <name>`).',
+      );
+    }
+
+    const scripts = new Map(committed.map((m) => [m.name, m.script]));
+    const edited = current.filter((row) => {
+      const script = scripts.get(row.migration_name);
+      return script !== undefined && !matchesChecksum(script, row.checksum);
+    });
+    if (edited.length > 0) {
+      const names = [...new Set(edited.map((row) => row.migration_name))].join(', ');
+      throw new MigrationError(
+        `migration${edited.length === 1 ? '' : 's'} ${names} changed after being applied (the checksum recorded in ` +
+          `_prisma_migrations no longer matches migration.sql), so none were applied: restore the committed file, ` +
+          `and put any further change in a new migration`,
+      );
+    }
+
+    const unknown = [...new Set(current.map((row) => row.migration_name).filter((name) => !scripts.has(name)))];
+    if (unknown.length > 0) {
+      warn(
+        `the database has applied migration${unknown.length === 1 ? '' : 's'} that the migrations directory does not have ` +
+          `(a newer release's?): ${unknown.join(', ')}`,
+      );
+    }
+
+    const applied = new Set(current.map((row) => row.migration_name));
+    const appliedNow: string[] = [];
+    for (const { name, script } of committed) {
+      if (applied.has(name)) continue;
+      const id = randomUUID();
+      await client.query(
+        `INSERT INTO ${table} (id, checksum, started_at, migration_name) VALUES ($1, $2, now(), $3)`,
+        [id, migrationChecksum(script), name],
+      );
+      try {
+        await client.query(script);
+      } catch (error) {
+        // A script with its own BEGIN may have left its transaction open and aborted.
+        await client.query('ROLLBACK').catch(() => undefined);
+        const logs = scriptErrorLogs(error, script);
+        await client.query(`UPDATE ${table} SET logs = $2 WHERE id = $1`, [id, logs]).catch(() => undefined);
+        throw new MigrationError(`migration ${name} failed (recorded as failed in _prisma_migrations):\n${logs}`, {
+          cause: error,
+        });
+      }
+      await client.query(
+        `UPDATE ${table} SET applied_steps_count = applied_steps_count + 1, finished_at = now() WHERE id = $1`,
+        [id],
+      );
+      appliedNow.push(name);
+    }
+    return appliedNow;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Creates `_prisma_migrations` unless it exists; refuses a non-empty schema without it (P3005). */
+async function ensureMigrationsTable(client: pg.Client, schema: string, table: string): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND n.nspname = $1`,
+    [schema],
+  );
+  const names = rows.map((r) => r.name);
+  if (names.includes(MIGRATIONS_TABLE)) return;
+  if (names.length > 0) {
+    throw new MigrationError(
+      `the database schema "${schema}" is not empty but has no ${MIGRATIONS_TABLE} table (P3005): ` +
+        `its tables (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}) were not made by these migrations; ` +
+        'baseline it (https://pris.ly/d/migrate-baseline) or use an empty database',
+    );
+  }
+  await client.query(migrationsTableDdl(table));
+}
+
+/** The logs recorded for a failed script: PostgreSQL's error, and where in the script. */
+function scriptErrorLogs(error: unknown, script: string): string {
+  const e = error as Partial<pg.DatabaseError>;
+  if (!(error instanceof Error)) return String(error);
+  const lines = [e.code ? `Database error code: ${e.code}` : undefined, `Database error: ${error.message}`];
+  if (e.detail) lines.push(`DETAIL: ${e.detail}`);
+  if (e.hint) lines.push(`HINT: ${e.hint}`);
+  const position = Number(e.position);
+  if (Number.isInteger(position) && position > 0) {
+    const before = script.slice(0, position - 1);
+    const lineNumber = before.split('\n').length;
+    lines.push(`at line ${lineNumber} of migration.sql: ${script.split('\n')[lineNumber - 1]?.trim() ?? ''}`);
+  }
+  if (e.where) lines.push(`CONTEXT: ${e.where}`);
+  return lines.filter((line) => line !== undefined).join('\n');
+}
+
+/**
+ * Test only: applies the migrations with the schema engine, as this module did before it
+ * applied them itself (and as Prisma's CLI does), so a test can show that both keep the
+ * same bookkeeping. Nothing else calls it.
+ */
+export async function applyMigrationsWithEngine(url: string, dir = migrationsDir): Promise<string[]> {
+  const migrationsList = await loadMigrationsList(dir);
+  return withEngine(url, async (engine) => {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
+    return appliedMigrationNames;
+  });
 }
 
 /**
