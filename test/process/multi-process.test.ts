@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { DEMO_NOW } from '../setup/demo.js';
 import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess } from '../setup/server-process.js';
 import { csrfTokenOf } from '../setup/session.js';
+import { STALE_LISTS_MS } from '../../src/http/middleware/response-cache.js';
 
 const BASE_URL = 'http://directory.test';
 const MODERATOR = 'mod@example.org';
@@ -169,5 +170,59 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
       expect(await firstReadAfter(false)).toEqual({ listed: false, cache: 'MISS' });
       expect(await listed()).toEqual({ listed: false, cache: 'HIT' });
     }
+  });
+  it('shows an approval through one process on the other: its merchant’s profile on the next request, lists within their stale bound, other merchants’ profiles still cached', async () => {
+    const reportId = submitted[0]!;
+    const [{ slug, merchantId }] = (await sql<{ slug: string; merchantId: string }>(
+      'SELECT m.slug, m.id AS "merchantId" FROM reports r JOIN merchants m ON m.id = r.merchant_id WHERE r.id = $1',
+      [reportId],
+    )) as [{ slug: string; merchantId: string }];
+    const [{ other }] = (await sql<{ other: string }>(
+      'SELECT slug AS other FROM merchants WHERE is_public AND id <> $1 ORDER BY slug LIMIT 1',
+      [merchantId],
+    )) as [{ other: string }];
+    const read = async (path: string) => {
+      const res = await fetch(b + path);
+      expect(res.status, path).toBe(200);
+      return { cache: res.headers.get('x-cache'), body: (await res.json()) as { data: unknown } };
+    };
+    const profile = `/api/v1/merchants/${slug}`;
+    const list = `/api/v1/merchants?sort=name&q=${encodeURIComponent(slug)}`;
+    const countIn = (body: { data: unknown }) => {
+      const data = body.data as { slug: string; reportCount: number } | Array<{ slug: string; reportCount: number }>;
+      return (Array.isArray(data) ? data.find((m) => m.slug === slug)! : data).reportCount;
+    };
+    // The report is pending after the previous test: warm all three on process B.
+    for (const path of [profile, list, `/api/v1/merchants/${other}`]) {
+      await read(path);
+      expect((await read(path)).cache, path).toBe('HIT');
+    }
+    const before = countIn((await read(profile)).body);
+
+    const page = await browser.fetch(a, `/admin/reports/${reportId}`);
+    const form = { _csrf: csrfTokenOf(page.text), revision: /name="revision" value="([^"]+)"/.exec(page.text)![1]! };
+    expect((await browser.fetch(a, `/admin/reports/${reportId}/approve`, { method: 'POST', form })).status).toBe(303);
+
+    // The profile: rebuilt on the first request after B hears of the change (within a second).
+    const heard = Date.now();
+    let shown = await read(profile);
+    while (countIn(shown.body) === before && Date.now() - heard < 1_000) {
+      expect(shown.cache, 'only a cached answer may lag').toBe('HIT');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      shown = await read(profile);
+    }
+    expect(shown.cache).toBe('MISS');
+    expect(countIn(shown.body)).toBe(before + 1);
+    // Another merchant's profile was kept.
+    expect((await read(`/api/v1/merchants/${other}`)).cache).toBe('HIT');
+    // The list: stale (as it was) for at most STALE_LISTS_MS, then the new count for good.
+    let listed = await read(list);
+    while (countIn(listed.body) === before && Date.now() - heard < STALE_LISTS_MS + 1_000) {
+      expect(['HIT', 'STALE']).toContain(listed.cache);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      listed = await read(list);
+    }
+    expect(countIn(listed.body)).toBe(before + 1);
+    for (let i = 0; i < 3; i++) expect(countIn((await read(list)).body)).toBe(before + 1);
   });
 });

@@ -3,6 +3,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directoryVersion } from '../../src/modules/directory/counts.js';
+import { STALE_LISTS_MS } from '../../src/http/middleware/response-cache.js';
 import { approveReport } from '../../src/modules/moderation/moderation.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
@@ -70,7 +71,7 @@ describe('cached list totals', () => {
     expect(await directoryVersion(t.db.prisma)).toBe(before + 2n);
   });
 
-  it('shows a moderation decision in the very next total', async () => {
+  it('shows a moderation decision in the next total once a list may be stale no longer', async () => {
     const [pending] = await sql<{ id: string; merchant_id: string; agent: string; outcome: string }>(
       `SELECT r.id, r.merchant_id, a.slug AS agent, r.outcome::text AS outcome FROM reports r
          JOIN agents a ON a.id = r.agent_id AND a.active JOIN merchants m ON m.id = r.merchant_id AND m.is_public
@@ -82,12 +83,14 @@ describe('cached list totals', () => {
     const before = await list(path);
     expect((await list(path)).counts).toBe(0);
     await approveReport(t.db.prisma, { reportId: pending.id, actorId: null, now: new Date(DEMO_NOW) });
+    // A list is built from many merchants: it may be served as it was for STALE_LISTS_MS.
+    t.clock.advance(STALE_LISTS_MS);
     const after = await list(path);
     expect(after.counts).toBeGreaterThan(0);
     expect(after.total).toBe(before.total + 1);
   });
 
-  it('shows a merchant hidden by a plain UPDATE in the very next total', async () => {
+  it('shows a merchant hidden by a plain UPDATE in the very next total (hiding changes everything at once)', async () => {
     const path = '/api/v1/merchants?sort=name';
     const before = await list(path);
     await sql(`UPDATE merchants SET is_public = false WHERE slug = $1`, [before.data[0]!.slug]);

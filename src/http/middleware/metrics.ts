@@ -11,7 +11,7 @@ import { dumpsDir } from '../../modules/open-data/export.js';
 import { processRegistry, scrapesThroughPrimary, scrapeThroughPrimary, shareWithCluster } from '../../metrics.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-const CACHE_RESULTS = new Set(['HIT', 'MISS', 'BYPASS']);
+const CACHE_RESULTS = new Set(['HIT', 'STALE', 'MISS', 'BYPASS']);
 const DUMP_FILE = /^directory-\d{4}-\d{2}-\d{2}\.ndjson\.gz$/;
 const ROUTE = Symbol('route template');
 
@@ -78,7 +78,7 @@ export function createAppMetrics(deps: {
   });
   const cache = new Counter({
     name: 'acd_response_cache_requests_total',
-    help: 'Answers of cacheable routes by response-cache result: hit (served from the cache), miss (built, and filed when shareable), bypass (not cacheable as asked).',
+    help: 'Answers of cacheable routes by response-cache result: hit (served from the cache), stale (served from the cache within its bound after a change that may have altered it, while one request rebuilds it), miss (built, and filed when shareable), bypass (not cacheable as asked).',
     labelNames: ['result'],
     registers,
   });

@@ -2,16 +2,28 @@
 // per encoding, and filed under the directory version it was built for, with the headers the
 // whole middleware stack gave it. A repeated read, or a conditional one, is answered at the
 // front door of the app (after the request log and the answer's own rate limiter) without
-// touching the database, the session or any renderer. An entry is served only while its
-// version is the current one (see modules/directory/version.ts) and for at most `ttlMs` by the
+// touching the database, the session or any renderer. Entries live for at most `ttlMs` by the
 // app's clock, since some answers also move with time (sponsorships running now, `days`).
+//
+// What a change throws away depends on what it changed (modules/directory/version.ts):
+//   - a change of everything (agents, categories, a gap in what this process heard) empties
+//     the cache;
+//   - a change of some merchants drops the answers built from those merchants alone (their
+//     profiles, pages, badges and feeds: `cacheScope`), keeps every other merchant's, and
+//     marks every other answer (lists, counts, feeds, indexes: anything built from many
+//     merchants) stale: a stale answer is still served for at most `staleMs` after the change,
+//     while one request rebuilds it, and no sooner than `rebuildEveryMs` after it was built
+//     (so a list is rebuilt at most once per interval however fast the directory changes);
+//   - a change of nothing public (a statement that rewrote equal values) keeps everything.
+// Requests for one answer that is missing, or stale past its bound, wait for the one request
+// building it (single flight) rather than each building it again.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
-import type { DirectoryVersions } from '../../modules/directory/version.js';
+import type { DirectoryChange, DirectoryVersions } from '../../modules/directory/version.js';
 import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor, routeTemplate } from './metrics.js';
@@ -40,9 +52,34 @@ const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
   gzip: (body) => gzip(body),
 };
 
+/** How long an answer built from many merchants may be served after a change that may alter it. */
+export const STALE_LISTS_MS = 2_000;
+/** The shortest time between two builds of such an answer while the directory keeps changing. */
+export const REBUILD_LISTS_EVERY_MS = 1_000;
+/** Changes remembered to check the answers being built meanwhile; older builds are not filed. */
+const CHANGES_KEPT = 1_024;
+
+/** What an answer was built from: one merchant (and the directory's agents), or many merchants. */
+type Scope = { merchants: ReadonlySet<string> } | 'many';
+
+const SCOPE = Symbol('response cache scope');
+
+/**
+ * Declares that the answer being built shows these merchants alone (a merchant's profile, page,
+ * badge or feed): a change of other merchants keeps it. Without it an answer is taken to be
+ * built from many merchants (a list, a count), which any merchant's change may alter.
+ */
+export function cacheScope(res: Response, merchantIds: readonly string[]): void {
+  (res.locals as { [SCOPE]?: Scope })[SCOPE] = { merchants: new Set(merchantIds.map((id) => id.toLowerCase())) };
+}
+
 interface Entry {
-  version: bigint;
   expiresAt: number;
+  /** When the build of this answer began (the app's clock). */
+  builtAt: number;
+  scope: Scope;
+  /** Set when a change may have altered it: from then on it is served for at most STALE_LISTS_MS. */
+  staleSince: number | null;
   etag: string;
   rule: CacheRule;
   /** The route template that built it (metrics label the answers served from it with it). */
@@ -59,6 +96,10 @@ export interface ResponseCacheOptions {
   ttlMs?: number;
   /** Memory budget for bodies (default 64 MB). */
   maxBytes?: number;
+  /** Longest service of a stale answer built from many merchants (default STALE_LISTS_MS). */
+  staleMs?: number;
+  /** Shortest time between two builds of such an answer (default REBUILD_LISTS_EVERY_MS). */
+  rebuildEveryMs?: number;
   /**
    * Runs instead of `next` for every answer not served from the cache (compression): a cached
    * answer is compressed once, and skipping the middleware for it saves its per-request cost.
@@ -105,19 +146,36 @@ export function cacheKey(req: Request): string {
 
 const weakEtag = (body: Buffer) => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
+type Change = { seq: number; at: number; change: DirectoryChange };
+
+/** What the cache can do for a request now. */
+type Lookup =
+  | { kind: 'serve'; entry: Entry; status: 'HIT' | 'STALE' }
+  | { kind: 'wait'; pending: Promise<Entry | undefined> }
+  | { kind: 'build' };
+
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly filling = new Map<string, Promise<Entry | undefined>>();
   private readonly ttlMs: number;
+  private readonly staleMs: number;
+  private readonly rebuildEveryMs: number;
+  /** The changes heard lately, oldest first, numbered by `seq`. */
+  private readonly changes: Change[] = [];
+  private seq = 0;
+  private readonly stopListening: () => void;
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.ttlMs = options.ttlMs ?? 60_000;
+    this.staleMs = options.staleMs ?? STALE_LISTS_MS;
+    this.rebuildEveryMs = options.rebuildEveryMs ?? REBUILD_LISTS_EVERY_MS;
     this.entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
       // The identity body plus room for its compressed copies, and the key (up to the 16 KB a
       // request line may have).
       sizeCalculation: (entry, key) => Math.ceil(entry.identity.length * 1.5) + 2 * key.length + 512,
     });
+    this.stopListening = options.versions.onChange((change) => this.changed(change));
   }
 
   /** Entries held now (for tests and metrics). */
@@ -129,12 +187,68 @@ export class ResponseCache {
     this.entries.clear();
   }
 
-  private fresh(key: string, version: bigint): Entry | undefined {
+  /** Stops hearing of changes (the app is closing). */
+  close(): void {
+    this.stopListening();
+  }
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  /** Applies a change the version listener heard, before it names the change's version. */
+  private changed(change: DirectoryChange): void {
+    const { scope } = change;
+    if (!scope.all && scope.merchants.length === 0) return;
+    const at = this.now();
+    this.changes.push({ seq: ++this.seq, at, change });
+    if (this.changes.length > CHANGES_KEPT) this.changes.shift();
+    if (scope.all) {
+      this.entries.clear();
+      return;
+    }
+    const dropped: string[] = [];
+    for (const [key, entry] of this.entries.entries()) {
+      if (entry.scope === 'many') entry.staleSince ??= at;
+      else if (scope.merchants.some((id) => (entry.scope as { merchants: ReadonlySet<string> }).merchants.has(id))) dropped.push(key);
+    }
+    for (const key of dropped) this.entries.delete(key);
+  }
+
+  /**
+   * Whether an answer built since change number `since` may be filed, and from when it is
+   * stale: no when a change since then may have altered it (a change of everything, or of a
+   * merchant it shows alone) or when those changes are no longer all remembered.
+   */
+  private fileable(since: number, scope: Scope): { staleSince: number | null } | null {
+    if (this.seq === since) return { staleSince: null };
+    const first = this.changes[0];
+    if (!first || first.seq > since + 1) return null;
+    let staleSince: number | null = null;
+    for (const { seq, at, change } of this.changes) {
+      if (seq <= since) continue;
+      if (change.scope.all) return null;
+      if (scope === 'many') staleSince ??= at;
+      else if (change.scope.merchants.some((id) => scope.merchants.has(id))) return null;
+    }
+    return { staleSince };
+  }
+
+  /** Serve, wait for the build in flight, or build: the one rule for the front door and the routes. */
+  private lookup(key: string): Lookup {
+    const now = this.now();
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.version === version && entry.expiresAt > this.options.clock.now().getTime()) return entry;
-    this.entries.delete(key);
-    return undefined;
+    const pending = this.filling.get(key);
+    if (entry && entry.expiresAt > now) {
+      if (entry.staleSince === null) return { kind: 'serve', entry, status: 'HIT' };
+      if (now - entry.staleSince < this.staleMs) {
+        // One request rebuilds it (not before the interval is up); the others meanwhile get it.
+        if (pending || now - entry.builtAt < this.rebuildEveryMs) return { kind: 'serve', entry, status: 'STALE' };
+        return { kind: 'build' };
+      }
+    }
+    if (entry) this.entries.delete(key);
+    return pending ? { kind: 'wait', pending } : { kind: 'build' };
   }
 
   /**
@@ -144,13 +258,14 @@ export class ResponseCache {
   frontDoor(): RequestHandler {
     return (req, res, next) => {
       if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-      const version = this.options.versions.current();
-      if (version === null) return next();
-      const entry = this.fresh(cacheKey(req), version);
-      if (!entry || (entry.rule.anonymousOnly && req.headers.cookie)) return next();
+      if (this.options.versions.current() === null) return next();
+      const found = this.lookup(cacheKey(req));
+      if (found.kind !== 'serve') return next();
+      const entry = found.entry;
+      if (entry.rule.anonymousOnly && req.headers.cookie) return next();
       // A refused request goes on to its route, whose limiter answers it (counted once).
       if (entry.rule.limiter && !entry.rule.limiter.decide(req, res)) return next();
-      void send(req, res, entry, 'HIT').catch(next);
+      void send(req, res, entry, found.status).catch(next);
     };
   }
 
@@ -159,25 +274,25 @@ export class ResponseCache {
     const proceed = this.options.proceed;
     return async (req, res, nextHandler) => {
       const next = proceed ? () => proceed(req, res, nextHandler) : nextHandler;
-      const version = this.options.versions.current();
-      if ((req.method !== 'GET' && req.method !== 'HEAD') || version === null || (rule.anonymousOnly && req.headers.cookie)) {
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || this.options.versions.current() === null || (rule.anonymousOnly && req.headers.cookie)) {
         res.setHeader('X-Cache', 'BYPASS');
         next();
         return;
       }
       const key = cacheKey(req);
-      const cached = this.fresh(key, version);
-      if (cached) return send(req, res, cached, 'HIT');
-      // Requests arriving while the same answer is being built wait for it instead of
-      // building it again (after each directory change, every reader misses at once).
-      const pending = this.filling.get(key);
-      if (pending) {
-        const entry = await pending;
-        if (entry && entry.version === version) return send(req, res, entry, 'HIT');
+      const found = this.lookup(key);
+      if (found.kind === 'serve') return send(req, res, found.entry, found.status);
+      if (found.kind === 'wait') {
+        // Requests arriving while the same answer is being built wait for it instead of
+        // building it again (after a change, every reader of it misses at once).
+        const entry = await found.pending;
+        if (entry) return send(req, res, entry, entry.staleSince === null ? 'HIT' : 'STALE');
         res.setHeader('X-Cache', 'MISS');
         next();
         return;
       }
+      const since = this.seq;
+      const builtAt = this.now();
       let settle!: (entry: Entry | undefined) => void;
       const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
       this.filling.set(key, filling);
@@ -189,7 +304,7 @@ export class ResponseCache {
       const originalSend = res.send;
       res.send = (body?: unknown) => {
         res.send = originalSend;
-        const entry = this.entryOf(res, body, version, rule);
+        const entry = this.entryOf(res, body, builtAt, rule);
         if (!entry) {
           done(undefined);
           return originalSend.call(res, body);
@@ -197,10 +312,14 @@ export class ResponseCache {
         send(req, res, entry, 'MISS').then(
           () => {
             // Only now are all headers known: a response that set a cookie (a session began,
-            // say for a form's CSRF token) belongs to its requester alone.
-            const shared = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() === version;
-            if (shared) this.entries.set(key, entry);
-            done(shared ? entry : undefined);
+            // say for a form's CSRF token) belongs to its requester alone. An answer that a
+            // change heard meanwhile may have altered is not filed (or is filed stale).
+            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry.scope) : null;
+            if (fileable) {
+              entry.staleSince = fileable.staleSince;
+              this.entries.set(key, entry);
+            }
+            done(fileable ? entry : undefined);
           },
           (error: unknown) => {
             done(undefined);
@@ -215,7 +334,7 @@ export class ResponseCache {
   }
 
   /** A cacheable copy of a finished 200 answer, or undefined when it must not be shared. */
-  private entryOf(res: Response, body: unknown, version: bigint, rule: CacheRule): Entry | undefined {
+  private entryOf(res: Response, body: unknown, builtAt: number, rule: CacheRule): Entry | undefined {
     if (res.statusCode !== 200) return undefined;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return undefined;
     const identity = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -229,8 +348,10 @@ export class ResponseCache {
       if (value !== undefined && !PER_REQUEST_HEADERS.has(name)) headers.push([name, typeof value === 'number' ? String(value) : value]);
     }
     return {
-      version,
-      expiresAt: this.options.clock.now().getTime() + this.ttlMs,
+      expiresAt: this.now() + this.ttlMs,
+      builtAt,
+      scope: (res.locals as { [SCOPE]?: Scope })[SCOPE] ?? 'many',
+      staleSince: null,
       etag: weakEtag(identity),
       rule,
       route: routeTemplate(res.req),
@@ -255,7 +376,7 @@ function clientHasCopy(req: Request, etag: string): boolean {
   });
 }
 
-async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'MISS'): Promise<void> {
+async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'STALE' | 'MISS'): Promise<void> {
   res.setHeader('ETag', entry.etag);
   res.setHeader('X-Cache', status);
   answeredFor(res, entry.route);

@@ -15,7 +15,7 @@ import { DISCLAIMER } from '../../modules/directory/notice.js';
 import { notFound } from '../../errors.js';
 import { layoutLocals } from '../middleware/layout.js';
 import type { SyncedLimiter } from '../middleware/rate-limit.js';
-import type { ResponseCache } from '../middleware/response-cache.js';
+import { cacheScope, type ResponseCache } from '../middleware/response-cache.js';
 
 export interface OpenDataDeps {
   baseUrl: string;
@@ -37,7 +37,8 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   const router = Router();
   const cached = [deps.limiter, deps.responses.middleware({ limiter: deps.limiter, anonymousOnly: false })];
   const feed = (scope: (req: Request) => FeedScope): RequestHandler => async (req, res) => {
-    const xml = await atomFeed(deps, scope(req), deps.clock.now());
+    const { xml, merchantId } = await atomFeed(deps, scope(req), deps.clock.now());
+    if (merchantId) cacheScope(res, [merchantId]);
     res.type('application/atom+xml; charset=utf-8').send(xml);
   };
   const slug = (req: Request) => String(req.params.slug);
@@ -73,6 +74,7 @@ export function openDataRouter(deps: OpenDataDeps): Router {
   router.get('/badges/:merchant/:agent.svg', ...cached, maxAge(300), async (req, res) => {
     const task = typeof req.query.task === 'string' ? req.query.task : undefined;
     const result = await badge(deps.prisma, { merchantSlug: String(req.params.merchant), agentSlug: String(req.params.agent), task }, deps.clock.now());
+    if (result.merchantId) cacheScope(res, [result.merchantId]);
     res
       .status(result.status)
       .set({ 'Cross-Origin-Resource-Policy': 'cross-origin', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })

@@ -12,6 +12,7 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
+import { cacheScope } from '../middleware/response-cache.js';
 import { pageLinks } from '../links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
@@ -80,7 +81,10 @@ export function publicRouter(deps: PublicDeps): Router {
   });
 
   router.get('/merchants/:slugOrId', async (req: Request<{ slugOrId: string }>, res) => {
-    res.json({ data: await merchantProfile(ctx(), req.params.slugOrId), ...notice(deps) });
+    const merchant = await merchantProfile(ctx(), req.params.slugOrId);
+    // Built from this merchant alone: other merchants' changes keep it cached.
+    cacheScope(res, [merchant.id]);
+    res.json({ data: merchant, ...notice(deps) });
   });
 
   router.get('/agents', validateQuery(pageOnly), async (req, res) => {
@@ -99,11 +103,15 @@ export function publicRouter(deps: PublicDeps): Router {
   router.get('/reports', validateQuery(reportQuery), async (req, res) => {
     const q = query<ReportQuery>(res);
     const { total, data } = await recentReports(ctx(), q);
+    // One merchant's reports change with that merchant alone.
+    if (q.merchant) cacheScope(res, [q.merchant]);
     sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
-    res.json({ data: await publicReport(ctx(), req.params.id), ...notice(deps) });
+    const report = await publicReport(ctx(), req.params.id);
+    cacheScope(res, [report.merchant.id]);
+    res.json({ data: report, ...notice(deps) });
   });
 
   return router;

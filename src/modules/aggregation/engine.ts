@@ -160,7 +160,10 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
   const confidence = confidenceTasks.length === 0 ? 'low' : lowestConfidence(confidenceTasks.map((task) => assessments[task].confidence));
 
   const weighted = TASKS.filter((task) => assessments[task].weights.total > 0);
-  const rating = weighted.length === 0 ? 0 : weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length;
+  // To the four decimals the API publishes, stored so too: a recomputation a moment later
+  // (decay moves every weight continuously) then finds the same rating and writes nothing.
+  const rating =
+    weighted.length === 0 ? 0 : Math.round((weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length) * 10_000) / 10_000;
 
   const counts = emptyCounts();
   for (const report of reports) {

@@ -17,7 +17,7 @@
 // either waits for a batch or the batch reads after it; none writes a summary read before a
 // decision that committed.
 import type { Tx } from '../../db/client.js';
-import { lockMerchants, pairsOfMerchants } from './summaries.repository.js';
+import { announceChanged, lockMerchants, pairsOfMerchants } from './summaries.repository.js';
 import { recomputeSummaries, type Pair } from './summaries.service.js';
 
 export type EvidenceScope =
@@ -32,6 +32,9 @@ export async function evidenceChanged(tx: Tx, scope: EvidenceScope, now: Date): 
   // Read under the lock: no decision on these merchants can slip in between.
   const pairs = 'pairs' in scope ? scope.pairs : await pairsOfMerchants(tx, merchantIds);
   await recomputeSummaries(tx, pairs, now);
+  // Announced whatever the summaries did: a published report's own fields are public too, and
+  // caches must drop these merchants' answers when this commits.
+  await announceChanged(tx, merchantIds);
 }
 
 export { lockMerchants };

@@ -240,18 +240,75 @@ export async function stillStale(
 }
 
 /** The stored summaries of these pairs (before a recomputation replaces them). */
+/**
+ * Bumps the directory version and announces these merchants as changed (migration
+ * "directory_change_scope"), for a change of their public evidence that no summary shows. The
+ * caller holds the version row (lockMerchants).
+ */
+export async function announceChanged(db: Db, merchantIds: readonly string[]): Promise<void> {
+  if (merchantIds.length === 0) return;
+  await db.$executeRaw`SELECT directory_version_changed(${[...new Set(merchantIds)]}::uuid[])`;
+}
+
+/** A pair's stored summary row, as the recomputation compares it with a new one. */
+export type StoredSummary = Omit<SummaryRow, 'merchantId' | 'agentId'> & { summary: StatusSnapshot };
+
 export async function storedSummaries(
   db: Db,
   pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
-): Promise<Map<string, StatusSnapshot>> {
+): Promise<Map<string, StoredSummary>> {
   if (pairs.length === 0) return new Map();
-  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string; summary: StatusSnapshot }>>`
-    SELECT s.merchant_id, s.agent_id, s.summary
+  const rows = await db.$queryRaw<
+    Array<{
+      merchant_id: string;
+      agent_id: string;
+      summary: StatusSnapshot;
+      rating: number;
+      report_count: number;
+      last_reported_at: Date | null;
+      facets: Facets;
+      reach_level: number;
+      reach_confidence: number;
+      status_tokens: string[];
+      status_bits: bigint;
+    }>
+  >`
+    SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.last_reported_at, s.facets,
+           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits
       FROM merchant_agent_summaries s
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
         ON s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
-  return new Map(rows.map((r) => [`${r.merchant_id}:${r.agent_id}`, r.summary]));
+  return new Map(
+    rows.map((r) => [
+      `${r.merchant_id}:${r.agent_id}`,
+      {
+        summary: r.summary,
+        rating: r.rating,
+        reportCount: r.report_count,
+        lastReportedAt: r.last_reported_at,
+        facets: r.facets,
+        reachLevel: r.reach_level,
+        reachConfidence: r.reach_confidence,
+        statusTokens: r.status_tokens,
+        statusBits: Number(r.status_bits),
+      },
+    ]),
+  );
+}
+
+/**
+ * Marks these pairs' summaries as computed now without changing them: an UPDATE of
+ * `computed_at` alone, which no directory trigger watches (migration
+ * "directory_change_scope"), so it bumps no version and no cached answer is dropped.
+ */
+export async function touchSummaries(db: Db, pairs: ReadonlyArray<{ merchantId: string; agentId: string }>, computedAt: Date): Promise<void> {
+  if (pairs.length === 0) return;
+  await db.$executeRaw`
+    UPDATE merchant_agent_summaries s SET computed_at = ${computedAt}::timestamptz
+      FROM unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
+           AS pair(merchant_id, agent_id)
+     WHERE s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
 }
 
 export async function recordStatusChanges(db: Db, changes: readonly StatusChange[], at: Date): Promise<void> {

@@ -1,6 +1,7 @@
 // Keeps the precomputed merchant+agent summaries equal to a fresh computation.
 // Callers that change approved evidence (moderation, updates, hiding a merchant,
 // deactivating an agent) call recomputeSummaries inside their own transaction.
+import { isDeepStrictEqual } from 'node:util';
 import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary } from './engine.js';
 import { reportFacets } from './facets.js';
@@ -20,6 +21,8 @@ import {
   staleSummaryPairs,
   stillStale,
   storedSummaries,
+  touchSummaries,
+  type StoredSummary,
   type SummaryRow,
 } from './summaries.repository.js';
 
@@ -59,8 +62,29 @@ export function summaryDocument(reports: Parameters<typeof computeAgentSummary>[
 export type AfterRead = (pairs: readonly Pair[]) => Promise<void> | void;
 
 /**
+ * Whether a stored row already says what a recomputation found, as PostgreSQL stores it (the
+ * document through JSON, the date to the millisecond): then nothing public would change.
+ */
+function sameSummary(stored: StoredSummary, row: SummaryRow): boolean {
+  return (
+    stored.rating === row.rating &&
+    stored.reportCount === row.reportCount &&
+    (stored.lastReportedAt?.getTime() ?? null) === (row.lastReportedAt?.getTime() ?? null) &&
+    stored.reachLevel === row.reachLevel &&
+    stored.reachConfidence === row.reachConfidence &&
+    stored.statusBits === row.statusBits &&
+    isDeepStrictEqual(stored.statusTokens, row.statusTokens) &&
+    isDeepStrictEqual(stored.facets, JSON.parse(JSON.stringify(row.facets))) &&
+    isDeepStrictEqual(stored.summary, JSON.parse(JSON.stringify(row.summary)))
+  );
+}
+
+/**
  * Recomputes the given pairs' summaries and their merchants' totals, in `db`'s transaction.
- * The caller holds the merchants' locks (evidenceChanged, or the background jobs below).
+ * The caller holds the merchants' locks (evidenceChanged, or the background jobs below). A
+ * pair whose summary comes out as stored is only marked as computed now: no public row is
+ * written, so no directory version moves, no status change is recorded and no cached answer
+ * is dropped (the hourly refresh mostly finds such pairs).
  */
 export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Date, afterRead?: AfterRead): Promise<void> {
   const unique = [...new Map(pairs.map((p) => [`${p.merchantId}:${p.agentId}`, p])).values()];
@@ -68,14 +92,19 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
   const [evidence, before] = await Promise.all([loadEvidence(db, unique), storedSummaries(db, unique)]);
   await afterRead?.(unique);
   const rows: SummaryRow[] = [];
+  const changed: Pair[] = [];
+  const unchanged: Pair[] = [];
   const changes: StatusChange[] = [];
   for (const pair of unique) {
     const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
-    if (!reports?.length) continue;
-    const summary = summaryDocument(reports, now);
     const previous = before.get(`${pair.merchantId}:${pair.agentId}`);
-    if (previous) changes.push(...statusChanges(pair, previous, summary));
-    rows.push({
+    if (!reports?.length) {
+      // No public evidence left: its row, if any, goes.
+      if (previous) changed.push(pair);
+      continue;
+    }
+    const summary = summaryDocument(reports, now);
+    const row: SummaryRow = {
       ...pair,
       summary,
       rating: summary.rating,
@@ -88,11 +117,19 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       reachConfidence: CONFIDENCE_LEVELS.indexOf(summary.reach.confidence),
       statusTokens: TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),
       statusBits: statusBitsOf(summary.capabilities),
-    });
+    };
+    if (previous && sameSummary(previous, row)) {
+      unchanged.push(pair);
+      continue;
+    }
+    if (previous) changes.push(...statusChanges(pair, previous.summary, summary));
+    changed.push(pair);
+    rows.push(row);
   }
-  await replaceSummaries(db, unique, rows, now);
+  await touchSummaries(db, unchanged, now);
+  await replaceSummaries(db, changed, rows, now);
   await recordStatusChanges(db, changes, now);
-  await refreshMerchantTotals(db, unique.map((p) => p.merchantId));
+  await refreshMerchantTotals(db, changed.map((p) => p.merchantId));
 }
 
 export interface RecomputeAllOptions {

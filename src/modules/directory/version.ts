@@ -5,6 +5,14 @@
 // request. A poll on the same connection every `pollMs` bounds how long a silently dropped
 // connection could go unnoticed; while the listener is not connected (or a poll failed) the
 // version is unknown and callers must not serve anything cached.
+//
+// Each notification also says what changed (migration "directory_change_scope"): the ids of
+// the merchants whose public rows the statement changed, nothing (a statement that changed no
+// public value), or, for anything else (agents, categories, over 200 merchants at once),
+// everything. Versions move one at a time (every bump holds the version row's lock until it
+// commits and announces itself), so a listener that sees a gap (a lost connection, a version
+// it did not hear announced, a database restored to an older one) reports a change of
+// everything: what changed in between is unknown.
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
 
@@ -12,9 +20,41 @@ export const VERSION_CHANNEL = 'directory_version';
 /** How the listening connection names itself (pg_stat_activity.application_name). */
 export const LISTENER_APPLICATION_NAME = 'acd-directory-version';
 
+/** What one version changed. */
+export type ChangeScope =
+  /** Anything may have changed. */
+  | { readonly all: true }
+  /** Only these merchants' public rows (their summaries, sponsorship, owner statement); empty: nothing public. */
+  | { readonly all?: false; readonly merchants: readonly string[] };
+
+export interface DirectoryChange {
+  readonly version: bigint;
+  readonly scope: ChangeScope;
+}
+
+const EVERYTHING: ChangeScope = { all: true };
+
+/**
+ * A notification's payload: `<version>` (everything), `<version>:-` (nothing public) or
+ * `<version>:m:<id>,<id>…` (these merchants). Null when it is not one of ours.
+ */
+export function parseChange(payload: string): DirectoryChange | null {
+  const match = /^(\d{1,19})(?::(-|m:([0-9a-f-]{36}(?:,[0-9a-f-]{36})*)))?$/.exec(payload);
+  if (!match) return null;
+  const version = BigInt(match[1]!);
+  if (match[2] === undefined) return { version, scope: EVERYTHING };
+  return { version, scope: { merchants: match[3] === undefined ? [] : match[3].split(',') } };
+}
+
 export interface DirectoryVersions {
   /** The newest committed version this process knows of, or null while it cannot be sure. */
   current(): bigint | null;
+  /**
+   * Calls `listener` with each change this process learns of, in version order, before
+   * current() names its version; a gap is reported as a change of everything. Returns the
+   * function that stops the calls.
+   */
+  onChange(listener: (change: DirectoryChange) => void): () => void;
   /**
    * Resolves once this process knows a version at least as new as the database's now: a change
    * committed before the call is then never answered from an older cache entry here. When the
@@ -45,11 +85,25 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
   let closed = false;
   let failures = 0;
   let reconnectTimer: NodeJS.Timeout | undefined;
+  const listeners = new Set<(change: DirectoryChange) => void>();
+  const announce = (change: DirectoryChange) => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        log?.error({ err: error }, 'a directory change listener failed');
+      }
+    }
+  };
 
-  // Notifications only move forward; a read of the row is the truth (a restored database may
-  // have gone back), and on one connection no notification arrives after a newer read.
-  const learn = (version: bigint, read = false) => {
-    if (read || version > known) known = version;
+  // Notifications only move forward, one version at a time; a read of the row is the truth (a
+  // restored database may have gone back), and on one connection no notification arrives
+  // after a newer read. Anything but the next version in order is a gap: everything changed.
+  const learn = (change: DirectoryChange, read = false) => {
+    if (read ? change.version === known : change.version <= known) return;
+    const next = !read && known >= 0n && change.version === known + 1n;
+    announce(next ? change : { version: change.version, scope: EVERYTHING });
+    known = change.version;
   };
 
   const readVersion = async (c: pg.Client | pg.Pool): Promise<bigint> => {
@@ -86,17 +140,15 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
     c.on('end', () => drop(new Error('connection ended')));
     c.on('notification', (message) => {
       if (message.channel !== VERSION_CHANNEL || !message.payload) return;
-      try {
-        learn(BigInt(message.payload));
-      } catch {
-        // A payload that is not a number is not ours; the next poll corrects anything missed.
-      }
+      // A payload that is not ours is ignored; the next poll corrects anything missed.
+      const change = parseChange(message.payload);
+      if (change) learn(change);
     });
     try {
       await c.connect();
       await c.query(`LISTEN ${VERSION_CHANNEL}`);
       // Listening first, then reading: no bump can fall between the two unseen.
-      learn(await readVersion(c), true);
+      learn({ version: await readVersion(c), scope: EVERYTHING }, true);
       if (client !== c) return;
       trusted = true;
       if (failures > 0) log?.info('directory version listener is back');
@@ -112,7 +164,7 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
     const c = client;
     if (!c || !trusted) return;
     await readVersion(c).then(
-      (version) => learn(version, true),
+      (version) => learn({ version, scope: EVERYTHING }, true),
       (error: unknown) => drop(error),
     );
   };
@@ -126,6 +178,10 @@ export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions
 
   const versions: DirectoryVersions = {
     current: () => (trusted ? known : null),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     settle() {
       // Read on the listening connection itself: any notification sent before the answer
       // arrives first, and the answer is the newest committed version. Callers share reads: one

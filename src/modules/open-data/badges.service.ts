@@ -55,6 +55,8 @@ export function badgeMessage(label: string): string {
 export interface Badge {
   status: 200 | 400 | 404;
   svg: string;
+  /** The merchant it shows (a 200's); its answer changes with that merchant alone. */
+  merchantId?: string;
 }
 
 const grey = (status: 400 | 404, label: string, message: string): Badge => ({ status, svg: makeBadge({ label, message, color: '#6e6e6e' }) });
@@ -76,10 +78,10 @@ export async function badge(prisma: PrismaClient, input: { merchantSlug: string;
     const status: CapabilityStatus = capability?.status ?? 'untested';
     const confidence = capability && status !== 'untested' ? `, ${capability.confidence} confidence` : '';
     const shown = BADGE_STATUS[status];
-    return { status: 200, svg: makeBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
+    return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
   }
   // How far the agent gets: the API's label (reach.label), coloured by reach and confidence.
   const reach = summary ? reachView(summary) : null;
   const message = badgeMessage(reach?.label ?? UNTESTED_SUMMARY_LABEL);
-  return { status: 200, svg: makeBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
+  return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
 }

@@ -72,7 +72,8 @@ async function resolveScope(prisma: PrismaClient, links: Links, scope: FeedScope
   }
 }
 
-export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: FeedScope, now: Date): Promise<string> {
+/** The feed's XML, and for a merchant's feed that merchant's id (it shows that merchant alone). */
+export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: FeedScope, now: Date): Promise<{ xml: string; merchantId: string | null }> {
   const where = await resolveScope(deps.prisma, deps, scope, now);
   const [reports, changes] = await Promise.all([
     latestApprovedReports(deps.prisma, where.filter, FEED_ENTRIES),
@@ -146,5 +147,5 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
   for (const entry of entries) {
     feed.addItem({ id: entry.id, title: entry.title, link: entry.link, date: entry.date, content: entry.content });
   }
-  return feed.atom1();
+  return { xml: feed.atom1(), merchantId: 'merchantId' in where.filter ? (where.filter.merchantId ?? null) : null };
 }

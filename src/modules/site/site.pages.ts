@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../http/problem.js';
+import { cacheScope } from '../../http/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
 import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
@@ -351,11 +352,16 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       }
       const reportsPage = reportsPageParam.data;
       const reports = await recentReports(c, { merchant: merchant.id, page: reportsPage });
+      // Built from this merchant alone (its footer dates its own newest report, not the
+      // directory's): other merchants' changes keep it cached.
+      cacheScope(res, [merchant.id]);
       const shown = new Set(reports.data.map((r) => r.id));
       const rows = matrixRows(merchant, (id, apiUrl) => (shown.has(id) ? `#report-${id}` : apiUrl));
       res.render('pages/merchant', {
         ...viewHelpers,
-        ...(await freshness()),
+        updated: merchant.lastReportedAt
+          ? { iso: merchant.lastReportedAt, text: formatDate(new Date(merchant.lastReportedAt)), of: 'the date of this merchant’s newest approved report' }
+          : null,
         placementLabels: PLACEMENT_LABELS,
         title: merchant.name,
         merchant,

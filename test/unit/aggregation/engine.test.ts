@@ -454,16 +454,17 @@ describe('per-agent summary', () => {
     expect(summarize([report({ results: { ACCESS: 'UNSURE' } })]).confidence).toBe('low');
   });
 
-  it('rating: mean Wilson lower bound over tasks with evidence, higher with more agreeing evidence', () => {
+  it('rating: mean Wilson lower bound over tasks with evidence, to four decimals, higher with more agreeing evidence', () => {
     const one = summarize([report({ results: { ACCESS: 'WORKS' } })]);
-    expect(one.rating).toBeCloseTo(wilsonLowerBound(observationWeight(obs('WORKS', 1), NOW), observationWeight(obs('WORKS', 1), NOW)), 12);
+    const bound = wilsonLowerBound(observationWeight(obs('WORKS', 1), NOW), observationWeight(obs('WORKS', 1), NOW));
+    expect(one.rating).toBe(Math.round(bound * 10_000) / 10_000);
     const ten = summarize(Array.from({ length: 10 }, () => report({ results: { ACCESS: 'WORKS' } })));
     expect(ten.rating).toBeGreaterThan(one.rating);
     const mixed = summarize([
       ...Array.from({ length: 10 }, () => report({ results: { ACCESS: 'WORKS' } })),
       ...Array.from({ length: 10 }, () => report({ results: { CART: 'BLOCKED' } })),
     ]);
-    expect(mixed.rating).toBeCloseTo(ten.rating / 2, 12);
+    expect(mixed.rating).toBeCloseTo(ten.rating / 2, 4);
     // UNSURE-only tasks carry no weight and do not dilute the mean.
     expect(summarize([report({ results: { ACCESS: 'WORKS', CART: 'UNSURE' } })]).rating).toBeCloseTo(one.rating, 12);
   });

@@ -1,0 +1,135 @@
+// What each directory change announces (migration "directory_change_scope"), and what a
+// process's version listener makes of it (modules/directory/version.ts).
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseChange, watchDirectoryVersion, type DirectoryChange, type DirectoryVersions } from '../../src/modules/directory/version.js';
+import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+
+describe('directory change announcements', () => {
+  let db: TestDatabase;
+  let listener: pg.Client;
+  const payloads: string[] = [];
+  const sql = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  const version = async () => BigInt((await sql('SELECT version FROM directory_version WHERE id = 1')).rows[0].version as string);
+
+  /** The payloads announced by `write` (after it committed and the listener heard them). */
+  async function announced(write: () => Promise<unknown>): Promise<string[]> {
+    // Earlier writes' announcements first.
+    await listener.query('SELECT 1');
+    const from = payloads.length;
+    await write();
+    // A round trip on the listening connection: notifications committed before it arrive first.
+    await listener.query('SELECT 1');
+    return payloads.slice(from);
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    listener.on('notification', (m) => payloads.push(m.payload ?? ''));
+    await listener.query('LISTEN directory_version');
+  });
+  afterAll(async () => {
+    await listener?.end();
+    await db?.drop();
+  });
+
+  it('names the merchants a write changed, nothing for equal values, and everything for the catalog', async () => {
+    const a = await aMerchant(db.prisma);
+    const b = await aMerchant(db.prisma);
+
+    let before = await version();
+    expect(await announced(() => sql('UPDATE merchants SET name = name WHERE id = $1', [a.id]))).toEqual([`${before + 1n}:-`]);
+
+    before = await version();
+    expect(await announced(() => sql("UPDATE merchants SET name = name || ' 2' WHERE id = ANY($1::uuid[])", [[a.id, b.id]]))).toEqual([
+      expect.stringMatching(new RegExp(`^${before + 1n}:m:`)),
+    ]);
+    const change = parseChange(payloads.at(-1)!)!;
+    expect(change.scope.all).toBeFalsy();
+    expect([...(change.scope as { merchants: string[] }).merchants].sort()).toEqual([a.id, b.id].sort());
+
+    before = await version();
+    expect(await announced(() => aCategory(db.prisma))).toEqual([
+      `${before + 1n}`,
+    ]);
+    expect(parseChange(payloads.at(-1)!)!.scope).toEqual({ all: true });
+  });
+
+  it('announces more than 200 merchants at once as everything', async () => {
+    for (let i = 0; i < 201; i++) await aMerchant(db.prisma);
+    const before = await version();
+    expect(await announced(() => sql("UPDATE merchants SET name = name || '.'"))).toEqual([`${before + 1n}`]);
+  });
+
+  it('moves nothing for a recomputation that finds every summary as stored: no version, no status change', async () => {
+    const merchant = await aMerchant(db.prisma);
+    const agent = await anAgent(db.prisma);
+    await aReport(db.prisma, { merchantId: merchant.id, agentId: agent.id, status: 'APPROVED' });
+    const now = new Date();
+    const pair = { merchantId: merchant.id, agentId: agent.id };
+    await db.prisma.$transaction((tx) => recomputeSummaries(tx, [pair], now));
+    const computed = (await sql('SELECT computed_at FROM merchant_agent_summaries WHERE merchant_id = $1', [merchant.id])).rows[0].computed_at as Date;
+
+    const before = await version();
+    const changesBefore = Number((await sql('SELECT count(*) FROM status_changes')).rows[0].count);
+    const later = new Date(now.getTime() + 1000);
+    const heard = await announced(() => db.prisma.$transaction((tx) => recomputeSummaries(tx, [pair], later)));
+    expect(await version()).toBe(before);
+    expect(heard.filter((p) => parseChange(p)!.version > before)).toEqual([]);
+    expect(Number((await sql('SELECT count(*) FROM status_changes')).rows[0].count)).toBe(changesBefore);
+    // Marked as computed, so the hourly refresh does not pick it again.
+    const touched = (await sql('SELECT computed_at FROM merchant_agent_summaries WHERE merchant_id = $1', [merchant.id])).rows[0].computed_at as Date;
+    expect(touched.getTime()).toBe(later.getTime());
+    expect(touched.getTime()).toBeGreaterThan(computed.getTime());
+
+    // A recomputation that changes the summary is announced with its merchant (the report is
+    // approved behind the recomputation's back, so that it finds the change).
+    const pending = await aReport(db.prisma, { merchantId: merchant.id, agentId: agent.id });
+    await sql("UPDATE reports SET status = 'APPROVED', moderated_at = now() WHERE id = $1", [pending.id]);
+    const changed = await announced(() => db.prisma.$transaction((tx) => recomputeSummaries(tx, [pair], later)));
+    const scopes = changed.map((p) => parseChange(p)!.scope).filter((scope) => scope.all || scope.merchants.length > 0);
+    expect(scopes.length).toBeGreaterThan(0);
+    for (const scope of scopes) expect(scope).toEqual({ merchants: [merchant.id] });
+  });
+});
+
+describe('the version listener', () => {
+  let db: TestDatabase;
+  let versions: DirectoryVersions;
+  const heard: DirectoryChange[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    versions = await watchDirectoryVersion(db.pool, { pollMs: 60_000 });
+    versions.onChange((c) => heard.push(c));
+  });
+  afterAll(async () => {
+    await versions?.close();
+    await db?.drop();
+  });
+
+  it('passes on each change in order with its scope, and a version it did not hear announced as everything', async () => {
+    const merchant = await aMerchant(db.prisma);
+    await versions.settle();
+    const from = heard.length;
+    await db.pool.query("UPDATE merchants SET name = 'Renamed' WHERE id = $1", [merchant.id]);
+    await versions.settle();
+    expect(heard.slice(from)).toEqual([{ version: versions.current(), scope: { merchants: [merchant.id] } }]);
+
+    // A bump nobody announced (as if a notification were lost): the next read finds a gap.
+    const gapFrom = heard.length;
+    await db.pool.query('UPDATE directory_version SET version = version + 1 WHERE id = 1');
+    await versions.settle();
+    expect(heard.slice(gapFrom)).toEqual([{ version: versions.current(), scope: { all: true } }]);
+  });
+
+  it('reads payloads of every form and refuses others', () => {
+    expect(parseChange('12')).toEqual({ version: 12n, scope: { all: true } });
+    expect(parseChange('12:-')).toEqual({ version: 12n, scope: { merchants: [] } });
+    expect(parseChange('12:m:0190a1b2-0000-7000-8000-000000000001')).toEqual({ version: 12n, scope: { merchants: ['0190a1b2-0000-7000-8000-000000000001'] } });
+    for (const bad of ['', 'x', '12:', '12:m:', '12:m:nope', '-1', '12:z']) expect(parseChange(bad)).toBeNull();
+  });
+});

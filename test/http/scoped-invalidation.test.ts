@@ -1,0 +1,178 @@
+// Reads that stay cached while the directory changes: a change of some merchants drops the
+// answers built from those merchants alone, keeps every other merchant's, and leaves lists
+// stale for a stated bound while one request rebuilds them (http/middleware/response-cache.ts).
+import express from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/clock.js';
+import { REBUILD_LISTS_EVERY_MS, ResponseCache, STALE_LISTS_MS, cacheScope } from '../../src/http/middleware/response-cache.js';
+import type { DirectoryChange, DirectoryVersions } from '../../src/modules/directory/version.js';
+import { createDemoApp } from '../setup/demo.js';
+import type { TestApp } from '../setup/app.js';
+
+describe('invalidation by what changed', () => {
+  let t: TestApp;
+  let a: { id: string; slug: string; name: string };
+  let b: { id: string; slug: string; name: string };
+  let agent: string;
+  const LIST = '/api/v1/merchants?view=compact&sort=name';
+
+  beforeAll(async () => {
+    t = await createDemoApp();
+    const list = await request(t.app).get('/api/v1/merchants?sort=name').expect(200);
+    [a, b] = list.body.data as [typeof a, typeof a];
+    agent = (await request(t.app).get('/api/v1/agents').expect(200)).body.data[0].slug as string;
+  });
+  afterAll(() => t.close());
+
+  const get = async (path: string) => {
+    const res = await request(t.app).get(path).expect(200);
+    return { cache: res.headers['x-cache'] as string, text: res.text };
+  };
+  /** Every answer built from A alone, then B's profile and a list, all cached. */
+  const warm = async () => {
+    // Past any earlier test's stale lists.
+    t.clock.advance(STALE_LISTS_MS);
+    const paths = [
+      `/api/v1/merchants/${a.slug}`,
+      `/merchants/${a.slug}`,
+      `/api/v1/reports?merchant=${a.id}`,
+      `/badges/${a.slug}/${agent}.svg`,
+      `/merchants/${a.slug}/feed.atom`,
+      `/api/v1/merchants/${b.slug}`,
+      `/merchants/${b.slug}`,
+      LIST,
+    ];
+    for (const path of paths) {
+      await get(path);
+      expect((await get(path)).cache, path).toBe('HIT');
+    }
+  };
+  const rename = async (id: string, name: string) => {
+    await t.db.pool.query('UPDATE merchants SET name = $2 WHERE id = $1', [id, name]);
+    await t.versions.settle();
+  };
+
+  it('rebuilds the changed merchant’s answers on the next request and keeps every other merchant’s', async () => {
+    await warm();
+    await rename(a.id, 'Renamed Shop A');
+    for (const path of [`/api/v1/merchants/${a.slug}`, `/merchants/${a.slug}`, `/api/v1/reports?merchant=${a.id.toUpperCase()}`]) {
+      const next = await get(path);
+      expect(next.cache, path).toBe('MISS');
+      expect(next.text, path).toContain('Renamed Shop A');
+    }
+    expect((await get(`/badges/${a.slug}/${agent}.svg`)).cache).toBe('MISS');
+    expect((await get(`/merchants/${a.slug}/feed.atom`)).cache).toBe('MISS');
+    expect((await get(`/api/v1/merchants/${b.slug}`)).cache).toBe('HIT');
+    expect((await get(`/merchants/${b.slug}`)).cache).toBe('HIT');
+  });
+
+  it('serves a list stale for at most its bound after a change that may alter it, while one request rebuilds it', async () => {
+    await warm();
+    const before = await get(LIST);
+    await rename(a.id, 'Renamed Shop A again');
+    // Just built: served stale until the rebuild interval is up.
+    const stale = await get(LIST);
+    expect(stale.cache).toBe('STALE');
+    expect(stale.text).toBe(before.text);
+    t.clock.advance(REBUILD_LISTS_EVERY_MS);
+    const rebuilt = await get(LIST);
+    expect(rebuilt.cache).toBe('MISS');
+    expect(rebuilt.text).toContain('Renamed Shop A again');
+    expect((await get(LIST)).cache).toBe('HIT');
+
+    // Past the bound, nothing stale is served: the next request builds it.
+    t.clock.advance(REBUILD_LISTS_EVERY_MS);
+    await rename(a.id, 'Renamed Shop A thrice');
+    t.clock.advance(STALE_LISTS_MS);
+    const late = await get(LIST);
+    expect(late.cache).toBe('MISS');
+    expect(late.text).toContain('Renamed Shop A thrice');
+  });
+
+  it('keeps everything for a write of equal values, and drops everything for a change of the catalog', async () => {
+    await warm();
+    await t.db.pool.query('UPDATE merchants SET name = name');
+    await t.versions.settle();
+    expect((await get(`/api/v1/merchants/${a.slug}`)).cache).toBe('HIT');
+    expect((await get(LIST)).cache).toBe('HIT');
+
+    await t.db.pool.query("UPDATE agents SET name = name || ' ' WHERE slug = $1", [agent]);
+    await t.versions.settle();
+    expect((await get(`/api/v1/merchants/${b.slug}`)).cache).toBe('MISS');
+    expect((await get(LIST)).cache).toBe('MISS');
+  });
+});
+
+describe('single flight', () => {
+  /** A cache over versions this test moves by hand, in front of a handler that counts its runs. */
+  function harness(scope: string[] | null) {
+    let listener: ((change: DirectoryChange) => void) | undefined;
+    let version = 1n;
+    const versions: DirectoryVersions = {
+      current: () => version,
+      settle: async () => {},
+      onChange: (l) => {
+        listener = l;
+        return () => undefined;
+      },
+      close: async () => {},
+    };
+    const clock = fixedClock('2026-11-22T12:00:00Z');
+    const cache = new ResponseCache({ versions, clock });
+    let runs = 0;
+    let body = 'first';
+    const app = express();
+    app.get('/answer', cache.middleware(), async (_req, res) => {
+      runs += 1;
+      const read = body;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (scope) cacheScope(res, scope);
+      res.type('text/plain').send(`${read} ${'x'.repeat(2000)}`);
+    });
+    return {
+      app,
+      clock,
+      runs: () => runs,
+      change(merchants: string[], next: string) {
+        body = next;
+        version += 1n;
+        listener!({ version, scope: { merchants } });
+      },
+    };
+  }
+
+  it('runs the handler once for ten concurrent misses, and each gets its answer', async () => {
+    const h = harness(null);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => request(h.app).get('/answer')));
+    expect(h.runs()).toBe(1);
+    for (const res of answers) expect(res.text.startsWith('first')).toBe(true);
+    expect(answers.filter((res) => res.headers['x-cache'] === 'MISS')).toHaveLength(1);
+  });
+
+  it('rebuilds a stale list once while ten concurrent readers get the stale answer', async () => {
+    const h = harness(null);
+    await request(h.app).get('/answer');
+    h.change(['0190a1b2-0000-7000-8000-000000000001'], 'second');
+    h.clock.advance(REBUILD_LISTS_EVERY_MS);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => request(h.app).get('/answer')));
+    expect(h.runs()).toBe(2);
+    expect(answers.filter((res) => res.headers['x-cache'] === 'MISS')).toHaveLength(1);
+    expect(answers.filter((res) => res.headers['x-cache'] === 'STALE')).toHaveLength(9);
+    const after = await request(h.app).get('/answer');
+    expect(after.headers['x-cache']).toBe('HIT');
+    expect(after.text.startsWith('second')).toBe(true);
+  });
+
+  it('does not file an answer that a change of its merchant overtook while it was built', async () => {
+    const merchant = '0190a1b2-0000-7000-8000-000000000002';
+    const h = harness([merchant]);
+    const building = request(h.app).get('/answer').then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    h.change([merchant], 'second');
+    expect((await building).text.startsWith('first')).toBe(true);
+    const next = await request(h.app).get('/answer');
+    expect(next.headers['x-cache']).toBe('MISS');
+    expect(next.text.startsWith('second')).toBe(true);
+  });
+});
