@@ -1,7 +1,12 @@
 // The benchmark's baselines, in a process of their own: a bare Express 5 app and a bare
-// node:http server, each answering the recorded URLs with exactly the bytes the directory
-// served for them (same content type, same length). Express adds its weak ETag and answers a
-// matching If-None-Match with 304, as any Express route does.
+// node:http server, each answering the recorded URLs with exactly the bytes the directory sent
+// for them when asked with `Accept-Encoding: gzip` (the same compressed body, Content-Encoding,
+// ETag, Content-Type, Vary and the service's other static headers), and with the service's 304
+// when If-None-Match equals the recorded ETag. Nothing is hashed or compressed per request:
+// Express's own ETag is off (`app.set('etag', false)`) and the ETag and the 304 decision are
+// precomputed (one string comparison), as the service's response cache does them once per
+// answer. Left out are only the service's per-request headers (X-Request-Id, RateLimit,
+// RateLimit-Policy, X-Cache), which are its own work.
 //   node --import tsx bench/baseline-server.ts <fixtures.json>
 // Prints one JSON line {"express": port, "http": port} once both listen.
 import { readFileSync } from 'node:fs';
@@ -11,36 +16,77 @@ import express from 'express';
 
 export interface Fixture {
   url: string;
-  contentType: string;
-  /** base64 */
+  /** The ETag the service sent (also the If-None-Match that gets a 304). */
+  etag: string;
+  /** The 200's headers as sent, flat [name, value, …], per-request ones removed; no Content-Length. */
+  headers: string[];
+  /** The 200's body as sent (gzip-encoded when the service encoded it), base64. */
   body: string;
+  /** The 304's headers as sent, flat, per-request ones removed (absent: 304s not recorded). */
+  notModifiedHeaders?: string[];
 }
 
-const fixtures = new Map(
-  (JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Fixture[]).map((f) => [
-    f.url,
-    { type: f.contentType, body: Buffer.from(f.body, 'base64') },
-  ]),
+interface Answer {
+  etag: string;
+  /** [name, value] pairs for Express's setHeader. */
+  pairs: Array<[string, string]>;
+  /** Flat headers for node:http's writeHead, Content-Length included. */
+  raw: string[];
+  body: Buffer;
+  notModifiedPairs: Array<[string, string]>;
+  notModifiedRaw: string[];
+}
+
+const pairsOf = (flat: string[]) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!] as [string, string]);
+
+const answers = new Map(
+  (JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Fixture[]).map((f): [string, Answer] => {
+    const body = Buffer.from(f.body, 'base64');
+    const notModified = f.notModifiedHeaders ?? ['etag', f.etag];
+    return [
+      f.url,
+      {
+        etag: f.etag,
+        pairs: pairsOf(f.headers),
+        raw: [...f.headers, 'content-length', String(body.length)],
+        body,
+        notModifiedPairs: pairsOf(notModified),
+        notModifiedRaw: notModified,
+      },
+    ];
+  }),
 );
 
 const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
 app.use((req, res) => {
-  const fixture = fixtures.get(req.originalUrl);
-  if (!fixture) {
+  const answer = answers.get(req.originalUrl);
+  if (!answer) {
     res.status(404).end();
     return;
   }
-  res.set('Content-Type', fixture.type).send(fixture.body);
+  if (req.headers['if-none-match'] === answer.etag) {
+    for (const [name, value] of answer.notModifiedPairs) res.setHeader(name, value);
+    res.status(304).end();
+    return;
+  }
+  for (const [name, value] of answer.pairs) res.setHeader(name, value);
+  res.send(answer.body);
 });
 
 const node = http.createServer((req, res) => {
-  const fixture = fixtures.get(req.url ?? '');
-  if (!fixture) {
+  const answer = answers.get(req.url ?? '');
+  if (!answer) {
     res.writeHead(404).end();
     return;
   }
-  res.writeHead(200, { 'content-type': fixture.type, 'content-length': fixture.body.length });
-  res.end(fixture.body);
+  if (req.headers['if-none-match'] === answer.etag) {
+    res.writeHead(304, answer.notModifiedRaw).end();
+    return;
+  }
+  res.writeHead(200, answer.raw);
+  res.end(answer.body);
 });
 
 const listen = (server: http.Server) =>
