@@ -1,10 +1,14 @@
 // An agent's whole contribution flow over MCP, with the official SDK's client: connect to /mcp
-// with an agent key, whoami, get_queue, test the first merchant, submit_report, list_my_reports,
-// then update_report at the version read. Polite like examples/queue-pass.ts:
+// with an agent key, whoami, get_queue, test the first merchant, validate_report (a dry run),
+// submit_report, list_my_reports, then update_report at the version read. Every answer is
+// { data, …, methodology, disclaimer }; the answers of the key's tools add limits, what remains of
+// each limit the call counted against. Polite like examples/queue-pass.ts:
+//   - paces itself by limits: when one is spent, it waits resetSeconds before the next call
+//     that would count against it (a write for agent-submissions),
 //   - stops for good on 401 and 403, whether HTTP answers them or a tool's problem does (the
 //     same key will never be accepted),
 //   - waits as told on 429: the Retry-After header of an HTTP 429, the retryAfter of a tool's
-//     problem,
+//     problem (the JSON text of an isError result),
 //   - backs off boundedly on 5xx answers and network errors (a 503's retryAfter when it has one),
 //   - waits an hour after an empty queue.
 // Run: BASE_URL=http://localhost:3000 AGENT_KEY=acd_… npx tsx examples/mcp-agent.ts
@@ -52,6 +56,18 @@ export interface AgentOptions {
   /** Attempts per step on 5xx answers and network errors. */
   maxAttempts?: number;
 }
+
+/** One limit as the key's tools list it: what remains, and when it resets. */
+export interface Limit {
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** Every tool answers { data, methodology, disclaimer } (lists add nextCursor, the key's tools limits). */
+export type Answer<T> = { data: T; nextCursor?: string | null; limits?: Limit[]; methodology: string; disclaimer: string };
 
 export type AgentResult =
   | { outcome: 'done'; merchant: string; reportId: string; status: string; unchanged: boolean }
@@ -154,22 +170,38 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     }
     client = candidate;
   };
-  /** A tool's structured answer; a refusal is thrown as its problem. */
-  const tool = <T>(name: string, args: Record<string, unknown>) =>
+  /** What remained of each limit after the last answer that listed them (the key's tools list them all). */
+  let limits: Limit[] = [];
+  /** Waits out a spent limit before a call that would count against it. */
+  const pace = async (write: boolean) => {
+    for (const limit of limits) {
+      const counts = limit.name === 'agent-submissions' ? write : true;
+      if (counts && limit.remaining === 0 && limit.resetSeconds > 0) {
+        log(`${limit.name}: spent, waiting ${limit.resetSeconds} s for it to reset`);
+        await sleep(limit.resetSeconds * 1000);
+      }
+    }
+    limits = [];
+  };
+  /** A tool's answer ({ data, … }); a refusal is thrown as its problem. */
+  const tool = <T>(name: string, args: Record<string, unknown>, write = false) =>
     polite(name, async () => {
+      await pace(write);
       const result = (await client!.callTool({ name, arguments: args })) as CallToolResult;
       const text = result.content.find((c) => c.type === 'text');
-      const body = result.structuredContent ?? JSON.parse(text?.type === 'text' ? text.text : '{}');
+      // A refusal's problem is its JSON text; an answer is structuredContent (and the same JSON as text).
+      const body = (result.isError ? undefined : result.structuredContent) ?? JSON.parse(text?.type === 'text' ? text.text : '{}');
       if (result.isError) throw new ToolProblem(body as ToolProblem['problem']);
-      return body as T;
+      limits = (body as { limits?: Limit[] }).limits ?? [];
+      return body as Answer<T>;
     });
 
   try {
     await polite('connect', connect);
-    const me = await tool<{ agent: { id: string; slug: string } }>('whoami', {});
+    const { data: me } = await tool<{ agent: { id: string; slug: string } }>('whoami', {});
     log(`connected as agent ${me.agent.slug}`);
-    const queue = await tool<{ items: QueueItem[] }>('get_queue', { limit: 1, ...options.queue });
-    const merchant = queue.items[0];
+    const queue = await tool<QueueItem[]>('get_queue', { limit: 1, ...options.queue });
+    const merchant = queue.data[0];
     if (!merchant) {
       log('the queue is empty: waiting an hour before another pass');
       await sleep(EMPTY_QUEUE_WAIT_MS);
@@ -179,7 +211,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     // privacy: true is a promise that the findings hold no personal or payment data.
     const report = { adId: merchant.id, agentId: me.agent.id, privacy: true, ...(await options.test(merchant)) };
     try {
-      const created = await tool<{ id: string; status: string; unchanged: boolean }>('submit_report', report);
+      // The dry run first: the same checks and problems as submit_report, nothing written.
+      const { data: checked } = await tool<{ wouldBe: string; report: { outcome: string } }>('validate_report', report);
+      log(`${merchant.name}: valid, would be ${checked.wouldBe} with outcome ${checked.report.outcome}`);
+      const { data: created } = await tool<{ id: string; status: string; unchanged: boolean }>('submit_report', report, true);
       log(`${merchant.name}: report ${created.id} ${created.unchanged ? 'unchanged' : 'submitted'} (${created.status})`);
     } catch (error) {
       // Reported already (by an earlier run): one report per merchant and agent, so update it below.
@@ -189,19 +224,19 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
     // Read the report back: its updatedAt is the version an update must name.
     const read = async () => {
-      const mine = await tool<{ items: ({ id: string; updatedAt: string } & Record<string, unknown>)[] }>('list_my_reports', { merchant: merchant.id });
-      if (!mine.items[0]) throw new Error('the report just submitted is not listed');
-      return mine.items[0];
+      const mine = await tool<({ id: string; updatedAt: string } & Record<string, unknown>)[]>('list_my_reports', { merchant: merchant.id });
+      if (!mine.data[0]) throw new Error('the report just submitted is not listed');
+      return mine.data[0];
     };
     const findings = await (options.retest ?? options.test)(merchant);
     for (let tries = 1; ; tries++) {
       const current = await read();
       try {
-        const updated = await tool<{ id: string; status: string; unchanged: boolean }>('update_report', {
-          id: current.id,
-          version: current.updatedAt,
-          report: { ...current, ...findings },
-        });
+        const { data: updated } = await tool<{ id: string; status: string; unchanged: boolean }>(
+          'update_report',
+          { id: current.id, version: current.updatedAt, report: { ...current, ...findings } },
+          true,
+        );
         log(`${merchant.name}: report ${updated.id} ${updated.unchanged ? 'unchanged' : 'updated'} (${updated.status})`);
         return { outcome: 'done', merchant: merchant.id, reportId: updated.id, status: updated.status, unchanged: updated.unchanged };
       } catch (error) {

@@ -197,13 +197,13 @@ export const PROBLEM_TYPES = {
     meaning:
       'This account already has a report for this merchant and agent (one report per account, merchant and agent), and the new one differs from it.',
     action:
-      'Agents: read it (GET /api/v1/automation/reports/{id}) and replace it with PUT and If-Match. People: edit it from “My reports”.',
+      'Agents: read it (GET /api/v1/automation/reports/{id}) and replace it with PUT and If-Match; over MCP, get_my_report then update_report with its version. People: edit it from “My reports”.',
   },
   'stale-version': {
     status: [409],
     title: 'Stale version',
     meaning: 'The report changed since the version named in If-Match. The body’s `updatedAt` is the current version.',
-    action: 'Read the report again, reapply your change to what you read, and PUT it with the new version.',
+    action: 'Read the report again, reapply your change to what you read, and PUT it with the new version (over MCP: update_report with the new version).',
   },
   'request-timeout': {
     status: [408],
@@ -227,7 +227,8 @@ export const PROBLEM_TYPES = {
     status: [428],
     title: 'If-Match required',
     meaning: 'A report can only be replaced at a known version.',
-    action: 'Send `If-Match` with the version (the report’s `updatedAt`, quoted or not), as read from GET /api/v1/automation/reports/{id}.',
+    action:
+      'Send `If-Match` with the version (the report’s `updatedAt`, quoted or not), as read from GET /api/v1/automation/reports/{id}; over MCP, give update_report its `version` (the `updatedAt` get_my_report answered).',
   },
   'headers-too-large': {
     status: [431],

@@ -27,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description The OpenAPI 3.1 description of every endpoint, parameter and answer of this API, generated from the schemas that validate them.
+         */
         get: operations["openApiDocument"];
         put?: never;
         post?: never;
@@ -46,7 +49,7 @@ export interface paths {
         };
         /**
          * The machine-readable contribution schema
-         * @description Tasks, outcomes, stages and failure reasons with their labels, every limit of the contribution endpoints, the privacy conditions, and the JSON Schema of the report body.
+         * @description Tasks, outcomes, stages and failure reasons with their labels, definitions and examples; the rules of filling a report in (the stage of a blocked run, one failure reason, PARTIAL, stopping at payment, unknown fields); every limit of the contribution endpoints; the privacy conditions; and the JSON Schema of the report body.
          */
         get: operations["contributionSchema"];
         put?: never;
@@ -64,7 +67,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Canonical categories with their public merchant counts */
+        /**
+         * Canonical categories with their public merchant counts
+         * @description Every canonical category with its slug (the category filter of the merchant endpoints and the queue), page URL and public merchant count, by name.
+         */
         get: operations["listCategories"];
         put?: never;
         post?: never;
@@ -101,7 +107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant profile with a summary for every active agent */
+        /**
+         * A merchant profile with a summary for every active agent
+         * @description One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links) for every active agent, tested or not.
+         */
         get: operations["getMerchant"];
         put?: never;
         post?: never;
@@ -118,7 +127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The active agent registry */
+        /**
+         * The active agent registry
+         * @description Active agents by name: id (a report's agentId), slug (the agent filter), name, vendor, and `versions`: the agentVersion values seen in approved reports, newest first, so an agent can find and name its own. Versions are observed, never declared by vendors.
+         */
         get: operations["listAgents"];
         put?: never;
         post?: never;
@@ -135,7 +147,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant directory scoped to one agent */
+        /**
+         * The merchant directory scoped to one agent
+         * @description The merchant search of GET /merchants for one agent (its slug in the path): merchants with approved reports for it, with the same filters, the reach filters and sort=reach.
+         */
         get: operations["searchAgentMerchants"];
         put?: never;
         post?: never;
@@ -152,7 +167,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent approved reports */
+        /**
+         * Recent approved reports
+         * @description Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries.
+         */
         get: operations["listReports"];
         put?: never;
         /**
@@ -166,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a report without submitting it (a dry run)
+         * @description The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request.
+         */
+        post: operations["validateReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reports/{id}": {
         parameters: {
             query?: never;
@@ -173,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approved report */
+        /**
+         * One approved report
+         * @description One approved public report by id: where the evidence links of a summary point.
+         */
         get: operations["getReport"];
         put?: never;
         post?: never;
@@ -190,7 +231,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The key's agent, the key and every limit that applies, with what remains */
+        /**
+         * The key's agent, the key and every limit that applies, with what remains
+         * @description Who this key is: its agent (agent.id is every report's agentId), the key (never its secret), and every limit with what remains. Call it first.
+         */
         get: operations["whoAmI"];
         put?: never;
         post?: never;
@@ -209,7 +253,7 @@ export interface paths {
         };
         /**
          * Merchants this account has not yet reported for the key's agent
-         * @description A sequential work queue, not a reservation. Repeat the filters on every page (or follow the `next` Link); nextCursor null ends a pass; after an empty pass wait at least an hour.
+         * @description A sequential work queue, not a reservation. By default: approved canonical merchants this account has not yet reported for the key's agent. With retestAfterDays (7-365) also those whose report by this account for this agent was last changed more than that many days ago; with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. Repeat the filters on every page (or follow the `next` Link); limit 1-50 (default 20); nextCursor null ends a pass; after an empty pass wait at least an hour.
          */
         get: operations["automationQueue"];
         put?: never;
@@ -227,7 +271,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's own reports for the key's agent, pending and rejected ones included, with moderation feedback */
+        /**
+         * The account's own reports for the key's agent, pending and rejected ones included, with moderation feedback
+         * @description The account's reports for the key's agent, newest first, in the shape they are written (absent fields null), with status, version and moderation feedback; filter by merchant to find your report of it.
+         */
         get: operations["automationReports"];
         put?: never;
         post?: never;
@@ -244,7 +291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the account's reports, in the shape it is written; its ETag is the If-Match version */
+        /**
+         * One of the account's reports, in the shape it is written; its ETag is the If-Match version
+         * @description Read a report before replacing it: send it back with PUT, changed, with its updatedAt (the ETag) as If-Match.
+         */
         get: operations["automationReport"];
         /**
          * Replace one of the account's reports
@@ -604,32 +654,6 @@ export interface components {
             /** @constant */
             pageSize: 24;
         };
-        Agent: {
-            /** Format: uuid */
-            id: string;
-            slug: string;
-            name: string;
-            vendor: string;
-            description: string | null;
-            /** Format: uri */
-            url: string;
-            /** Format: uri */
-            merchantsUrl: string;
-        };
-        AgentList: {
-            data: components["schemas"]["Agent"][];
-            /**
-             * Format: uri
-             * @description How reports become statuses.
-             */
-            methodology: string;
-            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
-            disclaimer: string;
-            total: number;
-            page: number;
-            /** @constant */
-            pageSize: 24;
-        };
         PublicReport: {
             /** Format: uuid */
             id: string;
@@ -715,25 +739,46 @@ export interface components {
              * @constant
              */
             privacy: true;
-            /** @description Outcome per attempted task; unattempted tasks are absent. */
+            /** @description Outcome per attempted task. capabilityResults holds only the tasks the agent attempted; leave the others out, and never mark a task failed because the overall attempt failed. An agent told to stop before paying that reaches payment approval reports CHECKOUT as WORKS, stage PAYMENT_APPROVAL, leaves PURCHASE out, and gives no failureReason (or NONE): stopping on purpose is not a failure. A blocked run, reported: the agent searched, opened a product page and was stopped by a CAPTCHA when adding it to the cart: capabilityResults {ACCESS: WORKS, SEARCH: WORKS, DETAILS: WORKS, CART: BLOCKED}, stage CART, failureReason CAPTCHA, outcome left out (derived PARTIAL). */
             capabilityResults?: {
-                /** @enum {string} */
+                /**
+                 * @description Website access. The agent opens the merchant's website and gets usable pages, not a block page, a check it cannot pass or an error. Example: BLOCKED: the home page answers "Access denied: automated traffic" (stage ACCESS, failureReason EXPLICIT_BLOCK).
+                 * @enum {string}
+                 */
                 ACCESS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Product / content browsing. The agent finds products or content by searching or browsing categories and can read the result lists. Example: BLOCKED: every search shows a CAPTCHA before the results (stage BROWSE, failureReason CAPTCHA).
+                 * @enum {string}
+                 */
                 SEARCH?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Product / service details. The agent opens a product or service page and reads its price, options and availability. Example: DOES_NOT_WORK: the page draws its price and options in a canvas the agent cannot read (stage DETAILS, failureReason INTERFACE).
+                 * @enum {string}
+                 */
                 DETAILS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description AI agent login. The agent signs in to an account on the merchant's site with credentials its person provided; leave LOGIN out when the run needed no sign-in (a guest checkout). Example: BLOCKED: sign-in demands a code sent to the person's phone and the run ends at checkout (stage CHECKOUT, failureReason AUTHENTICATION).
+                 * @enum {string}
+                 */
                 LOGIN?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Add to cart. The agent puts the chosen item, with its options and quantity, into the cart and the cart shows it. Example: DOES_NOT_WORK: the "Add to cart" button does nothing when the agent presses it (stage CART, failureReason INTERFACE).
+                 * @enum {string}
+                 */
                 CART?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Agent checkout. The agent gets through checkout (contact, shipping and billing details, delivery options) up to payment approval; stopping there on purpose, without paying, is WORKS. Example: BLOCKED: checkout requires creating an account behind a CAPTCHA (stage CHECKOUT, failureReason CAPTCHA).
+                 * @enum {string}
+                 */
                 CHECKOUT?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Transaction completion. The agent approves the payment and the merchant confirms the order; give PURCHASE only when a payment was actually attempted. Example: DOES_NOT_WORK: the payment provider declines the agent's virtual card (stage PAYMENT_APPROVAL, failureReason PAYMENT).
+                 * @enum {string}
+                 */
                 PURCHASE?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
             };
             /**
-             * @description Overall outcome; derived from capabilityResults when omitted.
+             * @description Overall outcome; derived from capabilityResults when omitted. PARTIAL is for a task the agent completed only in part or only after retries or a workaround; an overall outcome left out is derived as PARTIAL when the attempted tasks had mixed outcomes. WORKS: The agent completed the task. PARTIAL: The agent completed the task only in part, or only after retries or a workaround; as the overall outcome PARTIAL also means the attempted tasks had mixed outcomes. Example: PARTIAL: the cart accepted the item only at the second attempt, or with the wrong quantity. BLOCKED: The site stopped the agent on purpose: a block page, a bot check or CAPTCHA, or a rule against automated use. Example: BLOCKED: a CAPTCHA appears when the agent adds the item to the cart. DOES_NOT_WORK: The agent could not complete the task and nothing shows that the site meant to stop it: an interface it cannot use, an error, a requirement it cannot meet. Example: DOES_NOT_WORK: the quantity picker never accepts a value. UNSURE: The agent cannot tell whether the task succeeded, for example because no confirmation appeared; UNSURE weighs nothing in the statuses.
              * @enum {string}
              */
             outcome?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
@@ -741,18 +786,21 @@ export interface components {
             experience?: string;
             /** @description Date of the test, a UTC calendar day written YYYY-MM-DD, not in the future. */
             testedAt?: string;
-            /** @description The agent's version, as its vendor names it. */
+            /** @description agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, newest first. Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess. */
             agentVersion?: string;
-            /** @description Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given). */
+            /** @description Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given). Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess. */
             region?: string;
             /** @description What the agent was asked to do, in a sentence. */
             task?: string;
             /**
-             * @description Furthest stage reached.
+             * @description stage is the furthest stage the agent reached, not the last one that worked: for a blocked run it is the stage where the agent was blocked (blocked by a CAPTCHA on the product page: stage DETAILS, not BROWSE). Reaching a stage does not show that its step worked, so a stage counts a task as done only from the next step on (CART from CHECKOUT, CHECKOUT from PAYMENT_APPROVAL); give the task's outcome in capabilityResults. ACCESS: Opening the website: a run whose stage is ACCESS never got past the first page. BROWSE: Searching or browsing the catalogue. DETAILS: A product or service page. CONFIGURE: Choosing options such as size, colour, quantity or dates. CART: Adding to the cart and the cart page. CHECKOUT: The checkout pages, before any contact, shipping or billing details are entered. SHIPPING: Entering contact, shipping or billing details and choosing delivery. PAYMENT_APPROVAL: The step where payment is to be approved (card entry, wallet or bank confirmation); a run that stops here on purpose, without paying, reached it. PURCHASE: The order was placed and the merchant confirmed it: a completed purchase.
              * @enum {string}
              */
             stage?: "ACCESS" | "BROWSE" | "DETAILS" | "CONFIGURE" | "CART" | "CHECKOUT" | "SHIPPING" | "PAYMENT_APPROVAL" | "PURCHASE";
-            /** @enum {string} */
+            /**
+             * @description Give one failureReason: the reason the run ended at its stage; if no failure ended it, the reason behind the first task that did not fully work. When several reasons apply there, give the first in this order: EXPLICIT_BLOCK, CAPTCHA, INTERFACE, AUTHENTICATION, PAYMENT, OTHER; name the others in experience. Give NONE, or leave failureReason out, when nothing failed. NONE: Nothing failed: every attempted task worked, or the run stopped on purpose; leaving failureReason out says the same. EXPLICIT_BLOCK: The site refused automated use outright: a block page, an "access denied" for bots, or terms enforced against agents. Example: EXPLICIT_BLOCK: the site answers 403 with "Automated access is not permitted". CAPTCHA: A CAPTCHA or another human-verification check stopped the agent. Example: CAPTCHA: a "press and hold" check appears before the search results. INTERFACE: The agent could not use the page itself: controls it cannot operate, content it cannot read, broken scripts or layouts. Example: INTERFACE: the size selector is a custom widget that ignores the agent's clicks. AUTHENTICATION: A sign-in, an account or a verification code was required and the agent could not provide it. Example: AUTHENTICATION: checkout requires an account and a code sent by e-mail to the person. PAYMENT: The payment could not be made: the payment method was refused, or a payment step (such as a bank approval page) could not be completed. Example: PAYMENT: the bank's approval page never returns to the shop. OTHER: Any other limitation; describe it in experience.
+             * @enum {string}
+             */
             failureReason?: "NONE" | "EXPLICIT_BLOCK" | "CAPTCHA" | "INTERFACE" | "AUTHENTICATION" | "PAYMENT" | "OTHER";
             /** @description Whether a person had to step in. */
             humanIntervention?: boolean;
@@ -774,19 +822,40 @@ export interface components {
              */
             privacy: true;
             capabilityResults?: {
-                /** @enum {string} */
+                /**
+                 * @description Website access. The agent opens the merchant's website and gets usable pages, not a block page, a check it cannot pass or an error. Example: BLOCKED: the home page answers "Access denied: automated traffic" (stage ACCESS, failureReason EXPLICIT_BLOCK).
+                 * @enum {string}
+                 */
                 ACCESS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Product / content browsing. The agent finds products or content by searching or browsing categories and can read the result lists. Example: BLOCKED: every search shows a CAPTCHA before the results (stage BROWSE, failureReason CAPTCHA).
+                 * @enum {string}
+                 */
                 SEARCH?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Product / service details. The agent opens a product or service page and reads its price, options and availability. Example: DOES_NOT_WORK: the page draws its price and options in a canvas the agent cannot read (stage DETAILS, failureReason INTERFACE).
+                 * @enum {string}
+                 */
                 DETAILS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description AI agent login. The agent signs in to an account on the merchant's site with credentials its person provided; leave LOGIN out when the run needed no sign-in (a guest checkout). Example: BLOCKED: sign-in demands a code sent to the person's phone and the run ends at checkout (stage CHECKOUT, failureReason AUTHENTICATION).
+                 * @enum {string}
+                 */
                 LOGIN?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Add to cart. The agent puts the chosen item, with its options and quantity, into the cart and the cart shows it. Example: DOES_NOT_WORK: the "Add to cart" button does nothing when the agent presses it (stage CART, failureReason INTERFACE).
+                 * @enum {string}
+                 */
                 CART?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Agent checkout. The agent gets through checkout (contact, shipping and billing details, delivery options) up to payment approval; stopping there on purpose, without paying, is WORKS. Example: BLOCKED: checkout requires creating an account behind a CAPTCHA (stage CHECKOUT, failureReason CAPTCHA).
+                 * @enum {string}
+                 */
                 CHECKOUT?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @enum {string} */
+                /**
+                 * @description Transaction completion. The agent approves the payment and the merchant confirms the order; give PURCHASE only when a payment was actually attempted. Example: DOES_NOT_WORK: the payment provider declines the agent's virtual card (stage PAYMENT_APPROVAL, failureReason PAYMENT).
+                 * @enum {string}
+                 */
                 PURCHASE?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
             } | null;
             outcome?: ("WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE") | null;
@@ -823,6 +892,137 @@ export interface components {
             methodology?: unknown;
             /** @description Ignored: the disclaimer, set by the server. */
             disclaimer?: unknown;
+        };
+        DefinedTask: {
+            /** @enum {string} */
+            key: "ACCESS" | "SEARCH" | "DETAILS" | "LOGIN" | "CART" | "CHECKOUT" | "PURCHASE";
+            label: string;
+            /** @description What the key means, in one sentence. */
+            definition: string;
+            /** @description A run where it applies. */
+            example?: string;
+        };
+        DefinedOutcome: {
+            /** @enum {string} */
+            key: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+            label: string;
+            /** @description What the key means, in one sentence. */
+            definition: string;
+            /** @description A run where it applies. */
+            example?: string;
+        };
+        DefinedStage: {
+            /** @enum {string} */
+            key: "ACCESS" | "BROWSE" | "DETAILS" | "CONFIGURE" | "CART" | "CHECKOUT" | "SHIPPING" | "PAYMENT_APPROVAL" | "PURCHASE";
+            label: string;
+            /** @description What the key means, in one sentence. */
+            definition: string;
+            /** @description A run where it applies. */
+            example?: string;
+        };
+        DefinedFailureReason: {
+            /** @enum {string} */
+            key: "NONE" | "EXPLICIT_BLOCK" | "CAPTCHA" | "INTERFACE" | "AUTHENTICATION" | "PAYMENT" | "OTHER";
+            label: string;
+            /** @description What the key means, in one sentence. */
+            definition: string;
+            /** @description A run where it applies. */
+            example?: string;
+        };
+        /** @description What an agent needs to contribute correctly: keys with definitions, rules, limits, endpoints and the body schema. */
+        ContributionSchema: {
+            tasks: components["schemas"]["DefinedTask"][];
+            outcomes: components["schemas"]["DefinedOutcome"][];
+            stages: components["schemas"]["DefinedStage"][];
+            failureReasons: components["schemas"]["DefinedFailureReason"][];
+            /** @description The rules of filling a report in, each stated once: the stage of a blocked run, one failure reason, PARTIAL, stopping at payment, unattempted tasks, unknown fields, agentVersion, and a blocked run reported. */
+            rules: {
+                stage: string;
+                failureReason: string;
+                partial: string;
+                stopAtPayment: string;
+                unattempted: string;
+                unknownFields: string;
+                agentVersion: string;
+                blockedExample: string;
+            };
+            privacyConditions: string[];
+            resultRule: string;
+            limits: {
+                requestBodyBytes: number;
+                experienceMaxLength: number;
+                reportsPerAccountMerchantAgent: number;
+                browserSubmissionsPerAccountPerHour: number;
+                changedAgentSubmissionsPerAccountPerHour: number;
+                privateRequestsPerAccountPerMinute: number;
+                privateRequestsPerAddressPerMinute: number;
+                publicRequestsPerAddressPerMinute: number;
+                keyLifetimeDays: number;
+                queueLimit: {
+                    min: number;
+                    max: number;
+                    default: number;
+                };
+                retestAfterDays: {
+                    min: number;
+                    max: number;
+                };
+                pageSize: number;
+                evidenceReferencesPerCapability: number;
+                emptyQueueWaitMinutes: number;
+            };
+            endpoints: {
+                submit: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                validate: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                agents: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                queue: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                retestQueue: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                ownReports: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                update: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
+                openapi: string;
+                agentGuide: string;
+                keys: string;
+            };
+            authentication: string;
+            /** @description The JSON Schema (2020-12) of the report body, as POST /api/v1/reports validates it. */
+            body: {
+                [key: string]: unknown;
+            };
         };
         /** @description A merchant's canonical category: the same shape wherever it appears. */
         CategoryInfo: {
@@ -1041,6 +1241,59 @@ export interface components {
             /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
             disclaimer: string;
         };
+        /** @description A dry run of a submission: valid, what the submission would do, and the normalized report. Nothing was written. */
+        ReportValidation: {
+            /** @constant */
+            valid: true;
+            /**
+             * @description What POST /api/v1/reports would do with this body: create a report (201), or find it identical to yours (200 unchanged).
+             * @enum {string}
+             */
+            wouldBe: "created" | "unchanged";
+            /** @description The status POST /api/v1/reports would answer. */
+            submitStatus: 201 | 200;
+            /** @description The report as a submission would store it and a read would show it: absent fields null, the overall outcome derived when left out. */
+            report: {
+                /** Format: uuid */
+                adId: string;
+                /** Format: uuid */
+                agentId: string;
+                /** @constant */
+                privacy: true;
+                capabilityResults: components["schemas"]["CapabilityResults"] | null;
+                outcome: components["schemas"]["Outcome"] | null;
+                stage: components["schemas"]["Stage"] | null;
+                failureReason: components["schemas"]["FailureReason"] | null;
+                humanIntervention: boolean | null;
+                testedAt: string | null;
+                agentVersion: string | null;
+                region: string | null;
+                task: string | null;
+                experience: string | null;
+                /** @description Whether outcome was derived from capabilityResults (left out of the body). */
+                outcomeDerived: boolean;
+            };
+            /** @description With wouldBe unchanged: your identical report. */
+            existingReport?: {
+                /** Format: uuid */
+                id: string;
+                status: components["schemas"]["ReportStatus"];
+                /**
+                 * Format: date-time
+                 * @description The report's version: send it back as If-Match (quoted or not). The ETag header carries it quoted.
+                 */
+                updatedAt: string;
+                /** Format: uri */
+                reviewUrl: string;
+            };
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
         LimitUsage: {
             name: string;
             limit: number;
@@ -1077,6 +1330,46 @@ export interface components {
             methodology: string;
             /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
             disclaimer: string;
+        };
+        AgentVersion: {
+            /** @description The agentVersion as reports give it: the vendor's own string, compared exactly. */
+            version: string;
+            /** @description Public approved reports naming this version. */
+            reportCount: number;
+            /**
+             * Format: date-time
+             * @description The newest of those reports: its test date (midnight UTC), else its report date.
+             */
+            lastSeenAt: string;
+        };
+        /** @description An active agent of the registry. */
+        RegistryAgent: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            vendor: string;
+            description: string | null;
+            /** Format: uri */
+            url: string;
+            /** Format: uri */
+            merchantsUrl: string;
+            /** @description The versions seen in this agent's approved public reports, newest first (by lastSeenAt, then reportCount), at most 20; empty when no report named one. Observed only: vendors do not declare versions here. Name yours as your vendor does, or leave agentVersion out. */
+            versions: components["schemas"]["AgentVersion"][];
+        };
+        RegistryAgentList: {
+            data: components["schemas"]["RegistryAgent"][];
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+            total: number;
+            page: number;
+            /** @constant */
+            pageSize: 24;
         };
     };
     responses: never;
@@ -1115,7 +1408,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        name: string;
+                        /** @description The API version: v1. */
+                        version?: string;
+                        documentation: {
+                            /** Format: uri */
+                            openApi: string;
+                            /** Format: uri */
+                            agentGuide: string;
+                            /** Format: uri */
+                            contributionSchema: string;
+                            /** Format: uri */
+                            problems: string;
+                            /** Format: uri */
+                            llmsTxt: string;
+                        };
+                        /** @description Entry points of the API, by name. */
+                        endpoints: {
+                            [key: string]: string;
+                        };
+                        /** @description Open data: the daily dumps, the newest one (null before the first), the Atom feed, and the licence. */
+                        data: {
+                            /** Format: uri */
+                            dumps: string;
+                            /** Format: uri */
+                            latestDump: string | null;
+                            /** Format: uri */
+                            feed: string;
+                            /** @description The licence of the open data (name, identifier, url). */
+                            licence: Record<string, never>;
+                        };
+                        /**
+                         * Format: uri
+                         * @description How reports become statuses.
+                         */
+                        methodology: string;
+                        /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+                        disclaimer: string;
+                    };
                 };
             };
             /** @description Not modified: the body named by If-None-Match is still current. */
@@ -1151,6 +1482,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1200,7 +1544,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /** @description The OpenAPI version: 3.1.0. */
+                        openapi: string;
+                        /** Format: uri */
+                        jsonSchemaDialect?: string;
+                        /** @description Title, version, description, licence and contact. */
+                        info: Record<string, never>;
+                        servers?: Record<string, never>[];
+                        security?: Record<string, never>[];
+                        tags?: Record<string, never>[];
+                        /** @description Every operation, by path. */
+                        paths: Record<string, never>;
+                        /** @description Schemas and security schemes. */
+                        components?: Record<string, never>;
+                    };
                 };
             };
             /** @description Not modified: the body named by If-None-Match is still current. */
@@ -1236,6 +1594,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1285,7 +1656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ContributionSchema"];
                 };
             };
             /** @description Not modified: the body named by If-None-Match is still current. */
@@ -1321,6 +1692,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1410,6 +1794,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1533,6 +1930,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -1634,6 +2044,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -1681,7 +2104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentList"];
+                    "application/json": components["schemas"]["RegistryAgentList"];
                 };
             };
             /** @description Not modified: the body named by If-None-Match is still current. */
@@ -1717,6 +2140,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1854,6 +2290,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -1942,6 +2391,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,6 +2571,172 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    validateReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportSubmission"];
+            };
+        };
+        responses: {
+            /** @description Valid: what the submission would do, and the normalized report. Nothing written. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportValidation"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key and no sign-in, or a refused key. Stop retrying. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `Bearer realm="agent-compatibility-directory"` with an error code when a key was refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, or an agent other than the key's. Stop retrying. */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A different report by this account for this merchant and agent exists: POST would be refused the same way; `reportId` names it. */
+            409: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2134,7 +2762,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Report id. */
+                /** @description Report id (a UUID). */
                 id: string;
             };
             cookie?: never;
@@ -2204,6 +2832,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2307,6 +2948,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2332,8 +2986,10 @@ export interface operations {
                 after?: string;
                 /** @description Canonical category slug. */
                 category?: string;
-                /** @description Also merchants whose report by this account for this agent was last changed more than this many days ago. */
+                /** @description Also merchants whose report by this account for this agent was last changed more than this many days ago; those items carry existingReport. With retest=only, only those. */
                 retestAfterDays?: number;
+                /** @description include (the default): with retestAfterDays, never-reported merchants and those due for a retest. only: just the merchants due for a retest (needs retestAfterDays), each with existingReport. */
+                retest?: "include" | "only";
             };
             header?: never;
             path?: never;
@@ -2408,6 +3064,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +3188,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2541,7 +3223,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Report id. */
+                /** @description Report id (a UUID). */
                 id: string;
             };
             cookie?: never;
@@ -2634,6 +3316,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2659,7 +3354,7 @@ export interface operations {
                 "If-Match": string;
             };
             path: {
-                /** @description Report id. */
+                /** @description Report id (a UUID). */
                 id: string;
             };
             cookie?: never;
@@ -2802,6 +3497,19 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before the next request. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -9,6 +9,9 @@ import { pageParam } from '../modules/directory/query.js';
 import * as automation from '../modules/automation/automation.schemas.js';
 import { ownReportsQuery, queueQuery } from '../modules/automation/automation.schemas.js';
 import { DISCLAIMER } from '../modules/directory/notice.js';
+import { RegistryAgentList } from '../modules/catalog/catalog.schemas.js';
+import { ContributionSchema, RETEST_AFTER_DAYS, QUEUE_LIMIT } from '../modules/reports/contribution-schema.js';
+import { IF_MATCH_MAX_LENGTH } from '../modules/reports/versions.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -76,6 +79,7 @@ const COMMON = {
     'The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem.',
   ),
   '429': problem('Too many requests: wait `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
+  '500': problem('An unexpected error: retry with bounded backoff; quote `instance` when you report it.'),
   '503': problem('The database is not answering for a moment: retry after `Retry-After` seconds.', { 'Retry-After': HEADERS.RetryAfter }),
 };
 
@@ -85,13 +89,16 @@ const privateHeaders = { 'Cache-Control': HEADERS.CacheControl };
 
 const notModified = { description: 'Not modified: the body named by If-None-Match is still current.', headers: publicHeaders };
 
+/** The longest conditional header (If-Match, If-None-Match) a client needs: an ETag here is under 100 characters. */
+const CONDITIONAL_HEADER_MAX_LENGTH = IF_MATCH_MAX_LENGTH;
+
 /** If-None-Match on every public GET (answered 304 when the ETag still matches). */
 const ifNoneMatch = {
   name: 'If-None-Match',
   in: 'header',
   required: false,
   description: 'An ETag of an earlier answer: 304 when it is still current.',
-  schema: { type: 'string' },
+  schema: { type: 'string', maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
 };
 
 /** A public read: no credentials, cacheable, conditional. */
@@ -130,23 +137,120 @@ const merchantList = (description: string) => ({
   ),
 });
 
-const pathParam = (name: string, description: string) => ({
+const pathParam = (name: string, description: string, maxLength: number) => ({
   name,
   in: 'path',
   required: true,
   description,
-  schema: { type: 'string' },
+  schema: { type: 'string', minLength: 1, maxLength },
 });
+/** A slug is at most 100 characters; an id (UUID) 36. */
+const SLUG_MAX_LENGTH = 100;
+const ID_LENGTH = 36;
 
 const bearer = [{ agentKey: [] }];
 const bearerOrSession = [{ agentKey: [] }, { session: [] }];
 
-const reportId = pathParam('id', 'Report id.');
+const reportId = pathParam('id', 'Report id (a UUID).', ID_LENGTH);
 const jsonBody = (id: string) => ({ required: true, content: { 'application/json': { schema: componentRef(id) } } });
 const bodyTooLarge = problem('The body is larger than 16,384 bytes.');
 const notJson = problem('The body is not `application/json`.');
 
-function paths(): Record<string, unknown> {
+const str = (description?: string) => ({ type: 'string', ...(description ? { description } : {}) });
+const urlString = (description?: string) => ({ ...str(description), format: 'uri' });
+/** An object of URLs, each named. */
+const urls = (names: string[], nullable: string[] = []) => ({
+  type: 'object',
+  properties: Object.fromEntries(names.map((n) => [n, nullable.includes(n) ? { type: ['string', 'null'], format: 'uri' } : urlString()])),
+  required: names,
+});
+
+/** GET /api/v1 (open-data/discovery.ts apiIndex). */
+const API_INDEX: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: str(),
+    version: str('The API version: v1.'),
+    documentation: urls(['openApi', 'agentGuide', 'contributionSchema', 'problems', 'llmsTxt']),
+    endpoints: {
+      type: 'object',
+      description: 'Entry points of the API, by name.',
+      additionalProperties: urlString(),
+    },
+    data: {
+      type: 'object',
+      description: 'Open data: the daily dumps, the newest one (null before the first), the Atom feed, and the licence.',
+      properties: {
+        dumps: urlString(),
+        latestDump: { type: ['string', 'null'], format: 'uri' },
+        feed: urlString(),
+        licence: { type: 'object', description: 'The licence of the open data (name, identifier, url).' },
+      },
+      required: ['dumps', 'latestDump', 'feed', 'licence'],
+    },
+    methodology: urlString('How reports become statuses.'),
+    disclaimer: str('Community-reported experience, not guaranteed capability or confirmed merchant policy.'),
+  },
+  required: ['name', 'documentation', 'endpoints', 'data', 'methodology', 'disclaimer'],
+};
+
+/** GET /api/v1/openapi.json: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
+const OPENAPI_DOCUMENT: JsonSchema = {
+  type: 'object',
+  description: 'An OpenAPI 3.1 document: see https://spec.openapis.org/oas/v3.1.0 for every member.',
+  properties: {
+    openapi: { type: 'string', description: 'The OpenAPI version: 3.1.0.' },
+    jsonSchemaDialect: urlString(),
+    info: { type: 'object', description: 'Title, version, description, licence and contact.' },
+    servers: { type: 'array', items: { type: 'object' } },
+    security: { type: 'array', items: { type: 'object' } },
+    tags: { type: 'array', items: { type: 'object' } },
+    paths: { type: 'object', description: 'Every operation, by path.' },
+    components: { type: 'object', description: 'Schemas and security schemes.' },
+  },
+  required: ['openapi', 'info', 'paths'],
+};
+
+const QUEUE_DESCRIPTION =
+  'A sequential work queue, not a reservation. By default: approved canonical merchants this account has not yet reported for the key\'s agent. ' +
+  `With retestAfterDays (${RETEST_AFTER_DAYS.min}-${RETEST_AFTER_DAYS.max}) also those whose report by this account for this agent was last changed more than that many days ago; ` +
+  'with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: ' +
+  'GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. ' +
+  `Repeat the filters on every page (or follow the \`next\` Link); limit ${QUEUE_LIMIT.min}-${QUEUE_LIMIT.max} (default ${QUEUE_LIMIT.default}); nextCursor null ends a pass; after an empty pass wait at least an hour.`;
+
+/** Examples of the queue's answer: a retest-only page, showing existingReport. */
+function queueExamples(baseUrl: string) {
+  const item = (id: string, slug: string, name: string, existingReport?: Record<string, unknown>) => ({
+    id,
+    slug,
+    name,
+    website: `https://${slug}.example`,
+    category: { name: 'Toys & Games', slug: 'toys-games' },
+    categoryInfo: { name: 'Toys & Games', slug: 'toys-games', url: `${baseUrl}/categories/toys-games` },
+    profileUrl: `${baseUrl}/merchants/${slug}`,
+    apiUrl: `${baseUrl}/api/v1/merchants/${slug}`,
+    ...(existingReport ? { existingReport } : {}),
+  });
+  return {
+    retestOnly: {
+      summary: 'GET /automation/queue?retest=only&retestAfterDays=90: merchants due for a retest',
+      value: {
+        items: [
+          item('0195a1c2-7d3e-7a10-9b2c-3d4e5f607182', 'paper-crane-hobbies', 'Paper Crane Hobbies', {
+            id: '0193f0aa-1b2c-7d3e-8f40-5a6b7c8d9e0f',
+            status: 'APPROVED',
+            updatedAt: '2026-06-02T09:14:27.512Z',
+          }),
+        ],
+        nextCursor: null,
+        methodology: `${baseUrl}/how-it-works`,
+        disclaimer: DISCLAIMER,
+      },
+    },
+  };
+}
+
+function paths(baseUrl: string): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
   return {
     '/': {
@@ -156,11 +260,7 @@ function paths(): Record<string, unknown> {
         description: 'Link headers point to this document (rel="service-desc") and the agent guide (rel="service-doc").',
         tags: ['Meta'],
         responses: {
-          '200': ok(
-            'Where everything is.',
-            { type: 'object', required: ['name', 'documentation', 'endpoints', 'data', 'methodology', 'disclaimer'] },
-            { ...publicHeaders, Link: HEADERS.Link },
-          ),
+          '200': ok('Where everything is.', API_INDEX, { ...publicHeaders, Link: HEADERS.Link }),
         },
       }),
     },
@@ -168,23 +268,26 @@ function paths(): Record<string, unknown> {
       get: publicRead({
         operationId: 'openApiDocument',
         summary: 'This document',
+        description: 'The OpenAPI 3.1 description of every endpoint, parameter and answer of this API, generated from the schemas that validate them.',
         tags: ['Meta'],
-        responses: { '200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }, publicHeaders) },
+        responses: { '200': ok('The OpenAPI 3.1 document.', OPENAPI_DOCUMENT, publicHeaders) },
       }),
     },
     '/contribution-schema': {
       get: publicRead({
         operationId: 'contributionSchema',
         summary: 'The machine-readable contribution schema',
-        description: 'Tasks, outcomes, stages and failure reasons with their labels, every limit of the contribution endpoints, the privacy conditions, and the JSON Schema of the report body.',
+        description:
+          'Tasks, outcomes, stages and failure reasons with their labels, definitions and examples; the rules of filling a report in (the stage of a blocked run, one failure reason, PARTIAL, stopping at payment, unknown fields); every limit of the contribution endpoints; the privacy conditions; and the JSON Schema of the report body.',
         tags: ['Contribution'],
-        responses: { '200': ok('The contribution schema.', { type: 'object', required: ['tasks', 'outcomes', 'stages', 'failureReasons', 'limits', 'body'] }, publicHeaders) },
+        responses: { '200': ok('The contribution schema.', componentRef('ContributionSchema'), publicHeaders) },
       }),
     },
     '/categories': {
       get: publicRead({
         operationId: 'listCategories',
         summary: 'Canonical categories with their public merchant counts',
+        description: 'Every canonical category with its slug (the category filter of the merchant endpoints and the queue), page URL and public merchant count, by name.',
         parameters: page,
         responses: { '200': ok('A page of categories.', componentRef('CategoryList'), listHeaders) },
       }),
@@ -203,7 +306,8 @@ function paths(): Record<string, unknown> {
       get: publicRead({
         operationId: 'getMerchant',
         summary: 'A merchant profile with a summary for every active agent',
-        parameters: [pathParam('slugOrId', 'Merchant slug or id.')],
+        description: 'One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links) for every active agent, tested or not.',
+        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH)],
         responses: {
           '200': ok('The merchant.', componentRef('MerchantDetail'), publicHeaders),
           '404': problem('No public merchant has this slug or id.'),
@@ -214,15 +318,18 @@ function paths(): Record<string, unknown> {
       get: publicRead({
         operationId: 'listAgents',
         summary: 'The active agent registry',
+        description:
+          "Active agents by name: id (a report's agentId), slug (the agent filter), name, vendor, and `versions`: the agentVersion values seen in approved reports, newest first, so an agent can find and name its own. Versions are observed, never declared by vendors.",
         parameters: page,
-        responses: { '200': ok('A page of agents.', componentRef('AgentList'), listHeaders) },
+        responses: { '200': ok('A page of agents.', componentRef('RegistryAgentList'), listHeaders) },
       }),
     },
     '/agents/{slug}/merchants': {
       get: publicRead({
         operationId: 'searchAgentMerchants',
         summary: 'The merchant directory scoped to one agent',
-        parameters: [pathParam('slug', 'Agent slug.'), ...queryParameters(agentMerchantQuery)],
+        description: 'The merchant search of GET /merchants for one agent (its slug in the path): merchants with approved reports for it, with the same filters, the reach filters and sort=reach.',
+        parameters: [pathParam('slug', 'Agent slug.', SLUG_MAX_LENGTH), ...queryParameters(agentMerchantQuery)],
         responses: {
           '200': merchantList('A page of merchants with approved reports for this agent.'),
           '404': problem('No active agent has this slug.'),
@@ -233,6 +340,7 @@ function paths(): Record<string, unknown> {
       get: publicRead({
         operationId: 'listReports',
         summary: 'Recent approved reports',
+        description: 'Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries.',
         parameters: queryParameters(reportQuery),
         responses: { '200': ok('A page of approved reports, newest first.', componentRef('ReportList'), listHeaders) },
       }),
@@ -256,10 +364,31 @@ function paths(): Record<string, unknown> {
         },
       },
     },
+    '/reports/validate': {
+      post: {
+        operationId: 'validateReport',
+        summary: 'Check a report without submitting it (a dry run)',
+        description:
+          'The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request.',
+        tags: ['Contribution'],
+        security: bearerOrSession,
+        requestBody: jsonBody('ReportSubmission'),
+        responses: {
+          ...COMMON,
+          '200': ok('Valid: what the submission would do, and the normalized report. Nothing written.', componentRef('ReportValidation'), privateHeaders),
+          '401': problem('No key and no sign-in, or a refused key. Stop retrying.', { 'WWW-Authenticate': HEADERS.WWWAuthenticate }),
+          '403': problem("A rejected origin, a suspended account, or an agent other than the key's. Stop retrying."),
+          '409': problem('A different report by this account for this merchant and agent exists: POST would be refused the same way; `reportId` names it.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      },
+    },
     '/reports/{id}': {
       get: publicRead({
         operationId: 'getReport',
         summary: 'One approved report',
+        description: 'One approved public report by id: where the evidence links of a summary point.',
         parameters: [reportId],
         responses: {
           '200': ok('The report.', componentRef('ReportDetail'), publicHeaders),
@@ -271,6 +400,7 @@ function paths(): Record<string, unknown> {
       get: privateOperation({
         operationId: 'whoAmI',
         summary: "The key's agent, the key and every limit that applies, with what remains",
+        description: "Who this key is: its agent (agent.id is every report's agentId), the key (never its secret), and every limit with what remains. Call it first.",
         responses: { '200': ok("Who this key is: use `agent.id` as a report's agentId.", componentRef('WhoAmI'), privateHeaders) },
       }),
     },
@@ -278,16 +408,21 @@ function paths(): Record<string, unknown> {
       get: privateOperation({
         operationId: 'automationQueue',
         summary: "Merchants this account has not yet reported for the key's agent",
-        description:
-          'A sequential work queue, not a reservation. Repeat the filters on every page (or follow the `next` Link); nextCursor null ends a pass; after an empty pass wait at least an hour.',
+        description: QUEUE_DESCRIPTION,
         parameters: queryParameters(queueQuery),
-        responses: { '200': ok('A page of the queue.', componentRef('Queue'), { ...privateHeaders, Link: HEADERS.Link }) },
+        responses: {
+          '200': {
+            ...ok('A page of the queue.', componentRef('Queue'), { ...privateHeaders, Link: HEADERS.Link }),
+            content: { 'application/json': { schema: componentRef('Queue'), examples: queueExamples(baseUrl) } },
+          },
+        },
       }),
     },
     '/automation/reports': {
       get: privateOperation({
         operationId: 'automationReports',
         summary: "The account's own reports for the key's agent, pending and rejected ones included, with moderation feedback",
+        description: "The account's reports for the key's agent, newest first, in the shape they are written (absent fields null), with status, version and moderation feedback; filter by merchant to find your report of it.",
         parameters: queryParameters(ownReportsQuery),
         responses: { '200': ok('A page of own reports, newest first.', componentRef('OwnReportList'), { ...privateHeaders, Link: HEADERS.Link }) },
       }),
@@ -296,6 +431,7 @@ function paths(): Record<string, unknown> {
       get: privateOperation({
         operationId: 'automationReport',
         summary: "One of the account's reports, in the shape it is written; its ETag is the If-Match version",
+        description: 'Read a report before replacing it: send it back with PUT, changed, with its updatedAt (the ETag) as If-Match.',
         parameters: [reportId],
         responses: {
           '200': ok('The report.', componentRef('OwnReportDetail'), { ...privateHeaders, ETag: HEADERS.ETag }),
@@ -313,7 +449,7 @@ function paths(): Record<string, unknown> {
             name: 'If-Match',
             in: 'header',
             required: true,
-            schema: { type: 'string' },
+            schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
             description:
               "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
           },
@@ -350,11 +486,36 @@ export function openApiDocument(baseUrl: string): JsonSchema {
   // Touch the schemas so their ids are registered before the registry is emitted.
   void [schemas.MerchantList, schemas.CompactMerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission, reportReplacement];
   void [automation.Queue, automation.OwnReportList, automation.OwnReportDetail, automation.ReplaceResult, automation.SubmissionResult, automation.WhoAmI];
+  void [automation.ReportValidation, RegistryAgentList, ContributionSchema];
   cached ??= documentFor(baseUrl);
   return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
 }
 
+/**
+ * The components the operations use, directly or through other components: a schema that is
+ * registered but answers nothing (a shape another surface has replaced) is not published.
+ */
+function usedComponents(operations: unknown, all: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    for (const [key, member] of Object.entries(value)) {
+      if (key === '$ref' && typeof member === 'string' && member.startsWith('#/components/schemas/')) {
+        const id = member.slice('#/components/schemas/'.length);
+        if (!used.has(id) && all[id]) {
+          used.add(id);
+          visit(all[id]);
+        }
+      } else visit(member);
+    }
+  };
+  visit(operations);
+  return Object.fromEntries(Object.entries(all).filter(([id]) => used.has(id)));
+}
+
 function documentFor(baseUrl: string): JsonSchema {
+  const operations = paths(baseUrl);
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -372,9 +533,9 @@ function documentFor(baseUrl: string): JsonSchema {
       { name: 'Automation', description: 'Bearer agent keys only: the work queue and the account\'s own reports. Never cached.' },
       { name: 'Meta', description: 'This document.' },
     ],
-    paths: paths(),
+    paths: operations,
     components: {
-      schemas: componentSchemas(),
+      schemas: usedComponents(operations, componentSchemas()),
       securitySchemes: {
         agentKey: { type: 'http', scheme: 'bearer', description: 'An agent key issued at /profile/agents. Never put it in a URL.' },
         session: { type: 'apiKey', in: 'cookie', name: 'acd.sid', description: 'A signed-in browser session (same origin; Origin header required).' },

@@ -1,8 +1,11 @@
 // The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
 // for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
-// A tool that refuses answers a tool result with isError and the problem JSON the HTTP API
-// would answer (same code, title, status, detail and errors, plus retryAfter where the API
-// sends Retry-After); never a stack trace or a database message.
+// A tool that succeeds answers structuredContent in the shape its outputSchema declares (the
+// envelope of schemas.ts), and the same JSON as a text block for clients that read only text.
+// A tool that refuses answers a tool result with isError and, as its text, the problem JSON the HTTP API
+// would answer (same code, title, status and errors, plus retryAfter where the API sends
+// Retry-After), worded in the channel's terms (errors.ts); never a stack trace or a database
+// message.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,7 +15,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { classifyError } from '../http/middleware/errors.js';
 import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
 import type { Logger } from '../logger.js';
-import { TOOLS, type Caller, type ToolServices } from './tools.js';
+import { mcpProblem } from './errors.js';
+import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
 
 export const MCP_SERVER_NAME = 'agent-compatibility-directory';
 export const MCP_SERVER_VERSION: string = packageJson.version;
@@ -28,17 +32,23 @@ export function mcpInstructions(baseUrl: string): string {
   return [
     'Agent-Compatibility Directory: a public directory of online merchants with community reports on how well AI agents can shop there',
     '(tasks ACCESS, SEARCH, DETAILS, LOGIN, CART, CHECKOUT, PURCHASE).',
-    'Anyone may use search_merchants, get_merchant, list_agents and list_categories.',
-    'Contributing (whoami, get_queue, submit_report, list_my_reports, get_my_report, update_report) needs an agent key, sent by the MCP client',
+    'Anyone may use search_merchants, get_merchant, list_agents, list_categories, list_agent_merchants, list_reports, get_report and',
+    'get_contribution_schema (also the resource contribution-schema).',
+    'Contributing (whoami, get_queue, validate_report, submit_report, list_my_reports, get_my_report, update_report) needs an agent key, sent by the MCP client',
     `as the HTTP header "Authorization: Bearer <key>" on every request; keys are issued on ${baseUrl}/profile/agents and are bound to one account`,
     'and one agent. Never put a key in a URL or a tool argument.',
-    'Agent flow: whoami (your agentId), get_queue, test a merchant, submit_report, list_my_reports, update_report to change a report.',
+    'Agent flow: whoami (your agentId), get_queue, test a merchant, validate_report (a dry run: the same checks, nothing written), submit_report,',
+    'list_my_reports, update_report to change a report; get_queue with retest "only" and retestAfterDays lists the reports due for a retest.',
+    'submit_report\'s description (and get_contribution_schema) defines every task, outcome, stage and failure reason; leave agentVersion and',
+    'region out when you do not know them.',
     'Report rules: report only what you actually tested (capabilityResults only for tasks you attempted); privacy must be true, and only after',
     'checking that the report holds no personal or payment data and describes an actual authorized test with no bypass instructions;',
     'testedAt is the UTC date of the test (YYYY-MM-DD); region is an ISO 3166-1 alpha-2 country code.',
     'One report per merchant and agent: a second, different submission is refused (409 duplicate-report) and replaces nothing; use update_report',
     'with the report\'s updatedAt as version. New and changed reports are PENDING until moderated.',
-    'Errors are tool results with isError and a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
+    'Every answer is { data, methodology, disclaimer }, lists add total, page and pageSize (or nextCursor), and the answers of the tools',
+    'that need a key add limits: what remains of each limit the call counted against. Each tool declares its outputSchema.',
+    'Errors are tool results with isError whose text is a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
     'with the same key. On 429 or 503 wait retryAfter seconds (an HTTP 429 from the endpoint itself carries Retry-After). On 400 fix the named inputs.',
     'After an empty queue pass wait at least an hour before the next one.',
     'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; a search result does not certify',
@@ -50,15 +60,36 @@ export function mcpInstructions(baseUrl: string): string {
  * The SDK validates arguments against a tool's zod schema before the tool runs, and answers a
  * failure in its own words. The tools validate with the API's schemas instead (tools.ts), so
  * the schema handed to the SDK accepts any object and only carries, as metadata, the JSON
- * Schema tools/list shows. Made once: metadata lives in zod's global registry.
+ * Schema tools/list shows. Likewise for answers: the SDK would check them against a zod
+ * schema; the answers are the API's own, checked against their schemas by the tests, and the
+ * SDK only carries the declared outputSchema. Made once: metadata lives in zod's global registry.
  */
-const SDK_SCHEMAS = new Map(TOOLS.map((tool) => [tool.name, z.looseObject({}).meta(tool.inputJsonSchema)]));
+const SDK_SCHEMAS = new Map(
+  TOOLS.map((tool) => [
+    tool.name,
+    {
+      input: z.looseObject({}).meta(tool.inputJsonSchema),
+      // `additionalProperties` stated, so that nothing of the carrier's own schema shows through.
+      output: z.looseObject({}).meta({ additionalProperties: true, ...tool.outputJsonSchema }),
+    },
+  ]),
+);
 
-const toolResult = (body: Record<string, unknown>, isError = false): CallToolResult => ({
-  // structuredContent for clients that read it, the same JSON as text for those that do not.
+/** An answer: structuredContent for clients that read it, the same JSON as text for those that do not. */
+const toolResult = (body: Record<string, unknown>): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(body) }],
   structuredContent: body,
-  ...(isError ? { isError: true } : {}),
+});
+
+/**
+ * A refusal: the problem JSON as text only. structuredContent is what the outputSchema
+ * describes, an answer; validating clients (the official TypeScript SDK's Client up to at
+ * least 1.32, typescript-sdk issue #1943) check it against that schema even on isError results
+ * and would throw instead of handing the problem over.
+ */
+const errorResult = (problem: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(problem) }],
+  isError: true,
 });
 
 /** A refusal or failure as the problem the HTTP API would answer, classified the same way. */
@@ -66,7 +97,7 @@ function problemResult(error: unknown, baseUrl: string, log: Logger, tool: strin
   const { problem, log: level } = classifyError(error);
   if (level) log[level]({ err: error, tool }, problem.status >= 500 ? 'MCP tool failed' : 'MCP tool input refused by the database');
   const retryAfter = Number(problem.headers?.['Retry-After']);
-  return toolResult({ ...problemBody(problem, { baseUrl }), ...(retryAfter > 0 ? { retryAfter } : {}) }, true);
+  return errorResult({ ...problemBody(mcpProblem(problem), { baseUrl }), ...(retryAfter > 0 ? { retryAfter } : {}) });
 }
 
 /** A server for one request of `caller`: every tool is listed; private ones refuse without a key. */
@@ -76,9 +107,16 @@ export function directoryMcpServer(services: ToolServices, caller: Caller & { lo
     { instructions: mcpInstructions(services.baseUrl) },
   );
   for (const tool of TOOLS) {
+    const schemas = SDK_SCHEMAS.get(tool.name)!;
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: SDK_SCHEMAS.get(tool.name)!, annotations: tool.annotations },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: schemas.input,
+        outputSchema: schemas.output,
+        annotations: tool.annotations,
+      },
       async (args) => {
         try {
           return toolResult(await tool.run(services, caller, args));
@@ -88,6 +126,14 @@ export function directoryMcpServer(services: ToolServices, caller: Caller & { lo
       },
     );
   }
+  // The whole contribution schema, as GET /api/v1/contribution-schema answers it.
+  const resource = CONTRIBUTION_SCHEMA_RESOURCE;
+  server.registerResource(
+    resource.name,
+    resource.uri(services.baseUrl),
+    { title: resource.title, description: resource.description, mimeType: resource.mimeType },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: resource.mimeType, text: JSON.stringify(contributionSchemaOf(services)) }] }),
+  );
   return server;
 }
 

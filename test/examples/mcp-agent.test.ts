@@ -1,4 +1,5 @@
-// The MCP example agent against the real test server.
+// The MCP example agent (examples/mcp-agent.ts) against the real test server: the whole flow,
+// dry run included, on the tools' { data, …, limits } answers.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,15 +40,21 @@ describe('examples/mcp-agent.ts', () => {
     await t.close();
   });
 
-  it('submits a report for the first queue item and updates it at the version read, waiting out 429s', async () => {
+  it('checks, submits and updates a report for the first queue item, pacing itself by the limits it is told', async () => {
     sleeps.length = 0;
-    const result = await runAgent({ baseUrl, key, test, retest, sleep, log });
+    const lines: string[] = [];
+    const result = await runAgent({ baseUrl, key, test, retest, sleep, log: (line) => lines.push(line) });
     expect(result).toMatchObject({ outcome: 'done', status: 'PENDING', unchanged: false });
     if (result.outcome !== 'done') return;
     const report = await t.db.prisma.report.findUniqueOrThrow({ where: { id: result.reportId } });
     expect(report).toMatchObject({ accountId, agentId: T.agents[0]!.id, merchantId: result.merchant, status: 'PENDING', channel: 'AGENT_KEY' });
     expect(report.capabilityResults).toEqual({ ACCESS: 'WORKS', SEARCH: 'WORKS', CART: 'BLOCKED' });
-    // Told to wait by the HTTP limit (seconds to the next minute) and by the submission quota (up to an hour).
+    // The dry run came first and wrote nothing of its own.
+    expect(lines.some((line) => /valid, would be created with outcome WORKS/.test(line))).toBe(true);
+    // Told by limits when a limit was spent: the private requests (seconds to the next minute)
+    // and the submission quota (up to an hour), waited out before the calls they would refuse.
+    expect(lines.some((line) => /^private:account: spent, waiting \d+ s/.test(line))).toBe(true);
+    expect(lines.some((line) => /^agent-submissions: spent, waiting \d+ s/.test(line))).toBe(true);
     expect(sleeps.length).toBeGreaterThanOrEqual(2);
     expect(sleeps.every((ms) => ms > 0 && ms <= 3_600_000)).toBe(true);
     expect(sleeps.some((ms) => ms <= 60_000)).toBe(true);

@@ -1,28 +1,50 @@
 // The MCP endpoint (/mcp) through the SDK's own client against a listening server: the tools
-// answer what the HTTP API answers for the same question, refuse what it refuses with the same
-// problem, and never show an e-mail, an account id or a key.
+// answer what the HTTP API answers for the same question (in one envelope, schemas.ts), each
+// answer conforms to its tool's declared outputSchema, the schemas pass the MCP Inspector's
+// portability check, refusals are the API's problems worded in MCP terms, private answers carry
+// the remaining budget, and nothing shows an e-mail, an account id or a key.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { PrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { cursorCodec } from '../../src/modules/automation/cursor.js';
+import { definitionTexts } from '../../src/modules/reports/definitions.js';
 import { directoryMcpServer } from '../../src/mcp/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { aReport, contributionTargets } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';
-import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
+import { createTestApp, TEST_BASE_URL, testConfig, type TestApp } from '../setup/app.js';
+import { lintTool } from './schema-portability.js';
 
 type Problem = { type: string; title: string; status: number; detail?: string; errors?: { parameter?: string; pointer?: string; detail: string }[]; retryAfter?: number } & Record<string, unknown>;
 
-const PUBLIC_TOOLS = ['search_merchants', 'get_merchant', 'list_agents', 'list_categories'];
-const PRIVATE_TOOLS = ['whoami', 'get_queue', 'submit_report', 'list_my_reports', 'get_my_report', 'update_report'];
+const PUBLIC_TOOLS = [
+  'search_merchants',
+  'get_merchant',
+  'list_agents',
+  'list_categories',
+  'list_agent_merchants',
+  'list_reports',
+  'get_report',
+  'get_contribution_schema',
+];
+const PRIVATE_TOOLS = ['whoami', 'get_queue', 'validate_report', 'submit_report', 'list_my_reports', 'get_my_report', 'update_report'];
+const LIMIT_NAMES = ['agent-submissions', 'private:account', 'private:address', 'public'];
+
+/** What an MCP refusal must never say: the HTTP API's headers, methods, paths or query syntax. */
+const HTTP_WORDING = /If-Match|If-None-Match|ETag|\b(PUT|GET|POST)\b|\/api\/v1\/|\b[a-zA-Z]+=[a-zA-Z<]/;
+const problemWording = (problem: Problem) => [problem.title, problem.detail ?? '', ...(problem.errors ?? []).map((e) => e.detail)].join('\n');
+
+/** The HTTP body without the notice the envelope carries beside data. */
+const withoutNotice = ({ methodology: _m, disclaimer: _d, ...rest }: Record<string, unknown>) => rest;
 
 /** Listens on a free port of 127.0.0.1; the base URL of the server. */
 async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
@@ -46,6 +68,10 @@ describe('MCP endpoint', () => {
   /** Every text a tool answered: none may show a secret. */
   const seen: string[] = [];
   const clients: Client[] = [];
+  /** tools/list as a client reads it, and the tools whose real answers were checked against their outputSchema. */
+  let listed: Map<string, ListedTool>;
+  const conformed = new Set<string>();
+  const validator = new AjvJsonSchemaValidator();
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -73,20 +99,52 @@ describe('MCP endpoint', () => {
     expect(all).not.toContain(key);
   });
 
+  /** A client that has read tools/list, as real clients do: the SDK then checks every answer against its outputSchema too. */
   async function connect(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', http.url), { requestInit: { headers } }));
     clients.push(client);
+    const { tools } = await client.listTools();
+    listed ??= new Map(tools.map((tool) => [tool.name, tool]));
     return client;
   }
 
-  /** A tool call; its JSON text must be exactly its structured content. */
+  /** An answer against the outputSchema tools/list declares (as the SDK's client checks it) and against the tool's zod schema. */
+  function conforms(name: string, answer: unknown) {
+    const declared = listed.get(name)?.outputSchema;
+    expect(declared, name).toBeDefined();
+    const verdict = validator.getValidator(declared as Record<string, unknown>)(answer);
+    expect(verdict.errorMessage, name).toBeUndefined();
+    expect(verdict.valid, name).toBe(true);
+    const parsed = TOOLS.find((tool) => tool.name === name)!.output.safeParse(answer);
+    expect(parsed.error, name).toBeUndefined();
+    conformed.add(name);
+  }
+
+  /**
+   * A tool call. An answer: its JSON text is exactly its structuredContent, which conforms to the
+   * declared outputSchema, and a private tool's answer lists the remaining budget. A refusal: the
+   * problem as JSON text only.
+   */
   async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
     seen.push(text);
+    if (result.isError) {
+      expect(result.structuredContent).toBeUndefined();
+      return { isError: true, body: JSON.parse(text) as Record<string, unknown> };
+    }
     expect(JSON.parse(text)).toEqual(result.structuredContent);
-    return { isError: result.isError === true, body: result.structuredContent as Record<string, unknown> };
+    const body = result.structuredContent as Record<string, unknown>;
+    conforms(name, body);
+    expect(body).toMatchObject({ data: expect.anything(), methodology: `${TEST_BASE_URL}/how-it-works`, disclaimer: expect.stringContaining('Community-reported') });
+    if (PRIVATE_TOOLS.includes(name)) {
+      expect((body.limits as { name: string }[]).map((l) => l.name).sort(), name).toEqual(LIMIT_NAMES);
+      expect(JSON.stringify(body.limits)).not.toContain('partition');
+    } else {
+      expect(body).not.toHaveProperty('limits');
+    }
+    return { isError: false, body };
   }
 
   async function refused(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Problem> {
@@ -102,7 +160,7 @@ describe('MCP endpoint', () => {
       const client = await connect();
       expect(client.getServerVersion()).toMatchObject({ name: 'agent-compatibility-directory', version: packageJson.version });
       const instructions = client.getInstructions() ?? '';
-      for (const rule of ['Authorization: Bearer', '/profile/agents', 'privacy', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'update_report', '401 or 403', 'retryAfter']) {
+      for (const rule of ['Authorization: Bearer', '/profile/agents', 'privacy', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'update_report', '401 or 403', 'retryAfter', 'limits']) {
         expect(instructions).toContain(rule);
       }
       const { tools } = await client.listTools();
@@ -110,13 +168,32 @@ describe('MCP endpoint', () => {
       for (const tool of tools) {
         expect(tool.description?.length).toBeGreaterThan(40);
         expect(tool.inputSchema.type).toBe('object');
+        // Every answer is an object with data, the notice and (private tools) limits.
+        expect(tool.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['data', 'methodology', 'disclaimer']) });
+        expect(tool.outputSchema!.required!.includes('limits')).toBe(PRIVATE_TOOLS.includes(tool.name));
       }
       for (const name of PRIVATE_TOOLS) expect(tools.find((tool) => tool.name === name)?.description).toContain('Authorization: Bearer');
-      for (const name of ['submit_report', 'update_report']) {
+      for (const name of ['submit_report', 'update_report', 'validate_report']) {
         const description = tools.find((tool) => tool.name === name)!.description!;
         for (const rule of ['privacy must be true', 'actually tested', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'stop', 'retryAfter']) expect(description).toContain(rule);
       }
       expect(tools.find((tool) => tool.name === 'submit_report')!.description).toContain('replaces nothing');
+    });
+
+    it('puts every definition and rule of reports/definitions.ts, verbatim, in submit_report and update_report', async () => {
+      const { tools } = await (await connect()).listTools();
+      for (const name of ['submit_report', 'update_report']) {
+        const description = tools.find((tool) => tool.name === name)!.description!;
+        for (const sentence of definitionTexts()) expect(description, `${name}: ${sentence}`).toContain(sentence);
+      }
+    });
+
+    it('describes the retest-only queue with an example of existingReport', async () => {
+      const { tools } = await (await connect()).listTools();
+      const queue = tools.find((tool) => tool.name === 'get_queue')!;
+      expect(queue.description).toMatch(/retest "only"/);
+      expect(queue.description).toMatch(/"existingReport": \{ "id": "[0-9a-f-]{36}", "status": "APPROVED", "updatedAt": "[0-9T:.Z-]+" \}/);
+      expect((queue.inputSchema.properties as Record<string, { enum?: string[] }>).retest!.enum).toEqual(['include', 'only']);
     });
 
     it('shows the API schemas as JSON Schema: integers, enums, no unknown arguments, required report fields', async () => {
@@ -129,14 +206,44 @@ describe('MCP endpoint', () => {
       expect(Object.keys(search.properties).sort()).toEqual([
         'agent', 'category', 'days', 'minConfidence', 'minReports', 'outcome', 'page', 'q', 'reaches', 'region', 'sort', 'stage', 'task', 'taskStatus', 'view',
       ]);
+      expect(Object.keys(schema('list_agent_merchants').properties).sort()).toEqual(Object.keys(search.properties).sort());
+      expect(schema('list_agent_merchants').required).toEqual(['agent']);
       const submit = schema('submit_report');
       expect(submit.required).toEqual(['adId', 'agentId', 'privacy']);
       expect(submit.properties.privacy).toMatchObject({ const: true });
+      expect(schema('validate_report')).toEqual(submit);
       const update = schema('update_report');
       expect(update.required).toEqual(['id', 'version', 'report']);
-      expect((update.properties.report as { properties: Record<string, unknown> }).properties).toHaveProperty('capabilityResults');
+      expect(update.properties.version).toMatchObject({ type: 'string', pattern: expect.any(String) });
+      const report = update.properties.report as { properties: Record<string, Record<string, unknown>> };
+      expect(report.properties).toHaveProperty('capabilityResults');
+      // Single types: what may be null is documented as its type; the fields sent back as read are typed as read.
+      expect(report.properties.humanIntervention).toMatchObject({ type: 'boolean' });
+      for (const name of ['id', 'updatedAt', 'createdAt', 'moderationFeedback', 'url', 'reviewUrl', 'methodology', 'disclaimer']) expect(report.properties[name], name).toMatchObject({ type: 'string' });
+      expect(report.properties.screenshotCount).toMatchObject({ type: 'integer' });
+      expect(report.properties.merchant).toMatchObject({ type: 'object', properties: expect.objectContaining({ slug: expect.any(Object) }) });
       expect(JSON.stringify(tools)).not.toContain('$ref');
       expect(schema('get_queue').properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
+    });
+
+    it('passes the MCP Inspector\'s schema-portability check with no warning, inputs and outputs alike', async () => {
+      const { tools } = await (await connect()).listTools();
+      expect(tools.flatMap((tool) => lintTool(tool))).toEqual([]);
+      // The check itself finds what the issue found on update_report.
+      expect(
+        lintTool({ name: 'x', inputSchema: { type: 'object', properties: { a: { type: ['boolean', 'null'] }, b: { description: 'untyped' }, c: { type: 'object' }, d: { type: 'array' }, e: true } } }).map((f) => f.rule),
+      ).toEqual(['type-union', 'untyped', 'object-without-properties', 'array-without-items', 'boolean-schema']);
+    });
+
+    it('offers the whole contribution schema as a resource, the HTTP body', async () => {
+      const client = await connect();
+      const uri = `${TEST_BASE_URL}/api/v1/contribution-schema`;
+      const { resources } = await client.listResources();
+      expect(resources).toEqual([expect.objectContaining({ uri, name: 'contribution-schema', mimeType: 'application/json' })]);
+      const { contents } = await client.readResource({ uri });
+      const http = (await request(t.app).get('/api/v1/contribution-schema').expect(200)).body;
+      expect(JSON.parse((contents[0] as { text: string }).text)).toEqual(http);
+      expect(contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
     });
   });
 
@@ -178,13 +285,57 @@ describe('MCP endpoint', () => {
       await same('list_categories', { page: 1 }, '/api/v1/categories?page=1');
     });
 
+    it('list_agent_merchants: the agent-scoped list with the reach filters', async () => {
+      const slug = T.agents[0]!.slug;
+      const all = await same('list_agent_merchants', { agent: slug }, `/api/v1/agents/${slug}/merchants`);
+      expect(all.total).toBeGreaterThan(0);
+      const reaching = await same('list_agent_merchants', { agent: slug, reaches: 'ACCESS', sort: 'reach', minConfidence: 'low' }, `/api/v1/agents/${slug}/merchants?reaches=ACCESS&sort=reach&minConfidence=low`);
+      expect((reaching.data as { id: string }[]).length).toBeGreaterThan(0);
+      const blocked = await same('list_agent_merchants', { agent: slug, task: 'CART', taskStatus: 'blocked,unsupported', view: 'compact' }, `/api/v1/agents/${slug}/merchants?task=CART&taskStatus=blocked,unsupported&view=compact`);
+      expect((blocked.data as { id: string }[]).map((m) => m.id)).toEqual([T.merchants[1]!.id]);
+      await same('list_agent_merchants', { agent: slug, outcome: 'WORKS', page: 1, sort: 'rating' }, `/api/v1/agents/${slug}/merchants?outcome=WORKS&page=1&sort=rating`);
+      // Refusals as the API's: an unknown agent, an agent argument among the filters of the path.
+      const unknown = await refused(client, 'list_agent_merchants', { agent: 'no-such-agent' });
+      expect(unknown).toEqual(withoutInstance((await request(t.app).get('/api/v1/agents/no-such-agent/merchants').expect(404)).body));
+      expect(await refused(client, 'list_agent_merchants', {})).toMatchObject({ status: 400, errors: [{ parameter: 'agent' }] });
+      expect(await refused(client, 'list_agent_merchants', { agent: slug, task: 'CART' })).toMatchObject({ status: 400, errors: [{ parameter: 'taskStatus' }] });
+    });
+
+    it('list_reports and get_report: the public reports, with their filters', async () => {
+      const slug = T.agents[0]!.slug;
+      const recent = await same('list_reports', {}, '/api/v1/reports');
+      expect(recent.total).toBe(3);
+      await same('list_reports', { agent: slug, outcome: 'PARTIAL', page: 1 }, `/api/v1/reports?agent=${slug}&outcome=PARTIAL&page=1`);
+      await same('list_reports', { merchant: T.merchants[0]!.id }, `/api/v1/reports?merchant=${T.merchants[0]!.id}`);
+      // The evidence of get_merchant names reports get_report reads.
+      const { body: merchant } = await call(client, 'get_merchant', { slugOrId: T.merchants[0]!.slug });
+      const evidence = (merchant.data as { agents: { evidence: { reportId: string }[] }[] }).agents.flatMap((a) => a.evidence);
+      expect(evidence.length).toBeGreaterThan(0);
+      for (const { reportId } of evidence) {
+        const one = await same('get_report', { id: reportId }, `/api/v1/reports/${reportId}`);
+        expect(one.data).toMatchObject({ id: reportId, merchant: { id: T.merchants[0]!.id } });
+      }
+      expect(await refused(client, 'get_report', { id: '00000000-0000-7000-8000-000000000000' })).toEqual(
+        withoutInstance((await request(t.app).get('/api/v1/reports/00000000-0000-7000-8000-000000000000').expect(404)).body),
+      );
+      expect(await refused(client, 'list_reports', { outcome: 'GREAT' })).toEqual(withoutInstance((await request(t.app).get('/api/v1/reports?outcome=GREAT').expect(400)).body));
+    });
+
+    it('get_contribution_schema: the contribution schema of the HTTP API, definitions included', async () => {
+      const { isError, body } = await call(client, 'get_contribution_schema');
+      expect(isError).toBe(false);
+      const http = (await request(t.app).get('/api/v1/contribution-schema').expect(200)).body;
+      expect(body).toEqual({ data: http, methodology: `${TEST_BASE_URL}/how-it-works`, disclaimer: expect.any(String) });
+      const text = JSON.stringify(body.data);
+      for (const sentence of definitionTexts()) expect(text).toContain(JSON.stringify(sentence).slice(1, -1));
+    });
+
     it('refuses invalid input with the API\'s own problem, naming the argument', async () => {
       const cases: [string, Record<string, unknown>, string][] = [
         ['search_merchants', { outcome: 'GREAT' }, '/api/v1/merchants?outcome=GREAT'],
         ['search_merchants', { categroy: 'shoes' }, '/api/v1/merchants?categroy=shoes'],
         ['search_merchants', { page: 0 }, '/api/v1/merchants?page=0'],
         ['search_merchants', { days: 1.5 }, '/api/v1/merchants?days=1.5'],
-        ['search_merchants', { sort: 'rating' }, '/api/v1/merchants?sort=rating'],
         ['search_merchants', { category: 'no-such-category' }, '/api/v1/merchants?category=no-such-category'],
         ['search_merchants', { agent: 'Not A Slug' }, '/api/v1/merchants?agent=Not%20A%20Slug'],
         ['list_categories', { page: 'first' }, '/api/v1/categories?page=first'],
@@ -198,6 +349,26 @@ describe('MCP endpoint', () => {
         expect(problem).toEqual(withoutInstance(res.body));
         expect(problem.status).toBe(res.status);
       }
+      // The combination rules of the filters are the API's problems, worded with arguments and tools.
+      const rules: [Record<string, unknown>, string, string][] = [
+        [{ sort: 'rating' }, '/api/v1/merchants?sort=rating', 'sort'],
+        [{ sort: 'reach' }, '/api/v1/merchants?sort=reach', 'sort'],
+        [{ reaches: 'CART' }, '/api/v1/merchants?reaches=CART', 'reaches'],
+        [{ minConfidence: 'high' }, '/api/v1/merchants?minConfidence=high', 'minConfidence'],
+        [{ task: 'CART', taskStatus: 'blocked' }, '/api/v1/merchants?task=CART&taskStatus=blocked', 'task'],
+        [{ agent: T.agents[0]!.slug, task: 'CART' }, `/api/v1/merchants?agent=${T.agents[0]!.slug}&task=CART`, 'taskStatus'],
+        [{ agent: T.agents[0]!.slug, taskStatus: 'blocked' }, `/api/v1/merchants?agent=${T.agents[0]!.slug}&taskStatus=blocked`, 'task'],
+        [{ agent: T.agents[0]!.slug, reaches: 'LOGIN' }, `/api/v1/merchants?agent=${T.agents[0]!.slug}&reaches=LOGIN`, 'reaches'],
+      ];
+      for (const [args, path, parameter] of rules) {
+        const problem = await refused(client, 'search_merchants', args);
+        const res = await request(t.app).get(path).expect(400);
+        expect({ ...problem, detail: undefined, errors: undefined }).toEqual({ ...withoutInstance(res.body), detail: undefined, errors: undefined });
+        expect(problem.errors!.map((e) => e.parameter)).toEqual((res.body as Problem).errors!.map((e) => e.parameter));
+        expect(problem.errors![0]!.parameter).toBe(parameter);
+        expect(problemWording(problem), JSON.stringify(args)).not.toMatch(HTTP_WORDING);
+      }
+      expect((await refused(client, 'search_merchants', { sort: 'reach' })).errors![0]!.detail).toContain('list_agent_merchants');
       const unknown = await refused(client, 'search_merchants', { outcome: 'GREAT' });
       expect(unknown).toMatchObject({ status: 400, type: expect.stringMatching(/\/problems\/validation-failed$/), errors: [{ parameter: 'outcome' }] });
       expect(await refused(client, 'get_merchant', {})).toMatchObject({ status: 400, errors: [{ parameter: 'slugOrId' }] });
@@ -212,7 +383,7 @@ describe('MCP endpoint', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('ratelimit-policy')).toContain('"public"');
-      expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(10);
+      expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(PUBLIC_TOOLS.length + PRIVATE_TOOLS.length);
       // Large answers are compressed, as the API's are.
       const search = await fetch(new URL('/mcp', http.url), {
         method: 'POST',
@@ -228,8 +399,10 @@ describe('MCP endpoint', () => {
     it('are refused with what to do, and write nothing', async () => {
       const client = await connect();
       const before = await reportCount();
+      const report = { adId: T.merchants[5]!.id, agentId, privacy: true, outcome: 'WORKS' };
       const args: Record<string, Record<string, unknown>> = {
-        submit_report: { adId: T.merchants[5]!.id, agentId, privacy: true, outcome: 'WORKS' },
+        submit_report: report,
+        validate_report: report,
         get_my_report: { id: '00000000-0000-7000-8000-000000000000' },
         update_report: { id: '00000000-0000-7000-8000-000000000000', version: 'x', report: {} },
       };
@@ -260,55 +433,101 @@ describe('MCP endpoint', () => {
       region: 'DE',
       ...extra,
     });
+    const limitOf = (answer: Record<string, unknown>, name: string) => (answer.limits as { name: string; remaining: number }[]).find((l) => l.name === name)!;
+    const submissionsLeft = async () =>
+      ((await request(t.app).get('/api/v1/automation/me').set(auth).expect(200)).body.limits as { name: string; remaining: number }[]).find((l) => l.name === 'agent-submissions')!.remaining;
 
     it('whoami names the key\'s agent and limits, never the account', async () => {
       const { isError, body: me } = await call(client, 'whoami');
       expect(isError).toBe(false);
       const http = (await request(t.app).get('/api/v1/automation/me').set(auth).expect(200)).body;
-      expect({ ...me, limits: undefined }).toEqual({ ...http, limits: undefined });
-      expect(me).toMatchObject({ agent: { id: agentId }, account: { handle: null } });
-      expect((me.limits as { name: string }[]).map((l) => l.name).sort()).toEqual(['agent-submissions', 'private:account', 'private:address', 'public']);
-      expect(JSON.stringify(me)).not.toContain('partition');
+      expect({ ...(me.data as object), limits: undefined }).toEqual({ ...withoutNotice(http), limits: undefined });
+      expect(me.data).toMatchObject({ agent: { id: agentId }, account: { handle: null } });
+      expect(((me.data as { limits: { name: string }[] }).limits).map((l) => l.name).sort()).toEqual(LIMIT_NAMES);
+      // The budget beside data is the same list.
+      expect(me.limits).toEqual((me.data as { limits: unknown }).limits);
+    });
+
+    it('every private answer carries the remaining budget, counting down per request', async () => {
+      const first = (await call(client, 'whoami')).body;
+      const second = (await call(client, 'whoami')).body;
+      for (const name of ['private:account', 'private:address']) expect(limitOf(second, name).remaining).toBe(limitOf(first, name).remaining - 1);
+      // Reading writes nothing: the submission quota stays as it was.
+      expect(limitOf(second, 'agent-submissions').remaining).toBe(limitOf(first, 'agent-submissions').remaining);
+      expect(limitOf(first, 'agent-submissions')).toMatchObject({ limit: expect.any(Number), windowSeconds: 3600, resetSeconds: expect.any(Number) });
     });
 
     it('get_queue answers the queue of the HTTP API, with interchangeable cursors', async () => {
       const { body: page } = await call(client, 'get_queue', { limit: 5 });
       const http = (await request(t.app).get('/api/v1/automation/queue?limit=5').set(auth).expect(200)).body;
-      expect(page).toEqual(http);
+      // The HTTP items, without the legacy category object (categoryInfo is the category, as merchants give it).
+      expect(page.data).toEqual(http.items.map(({ category: _legacy, ...item }: Record<string, unknown>) => item));
+      expect(page.nextCursor).toEqual(http.nextCursor);
       expect(page.nextCursor).toEqual(expect.any(String));
       const next = await request(t.app).get(`/api/v1/automation/queue?limit=5&after=${encodeURIComponent(page.nextCursor as string)}`).set(auth).expect(200);
       const { body: nextByMcp } = await call(client, 'get_queue', { limit: 5, after: page.nextCursor });
-      expect(nextByMcp).toEqual(next.body);
+      expect((nextByMcp.data as { id: string }[]).map((m) => m.id)).toEqual(next.body.items.map((m: { id: string }) => m.id));
       // Bound to its filters, as on the API.
       expect(await refused(client, 'get_queue', { limit: 5, after: page.nextCursor, retestAfterDays: 30 })).toMatchObject({ status: 400, errors: [{ parameter: 'after' }] });
       expect(await refused(client, 'get_queue', { limit: 51 })).toMatchObject({ status: 400, errors: [{ parameter: 'limit' }] });
-      merchantId = (page.items as { id: string }[])[0]!.id;
+      merchantId = (page.data as { id: string }[])[0]!.id;
     });
 
-    it('submit_report creates a PENDING report; an identical one is unchanged, a different one a 409', async () => {
+    it('validate_report answers what POST /api/v1/reports/validate answers, writing nothing and using no quota', async () => {
       const before = await reportCount();
+      const quota = await submissionsLeft();
+      const checked = await call(client, 'validate_report', body({ stage: 'BROWSE' }));
+      expect(checked.isError).toBe(false);
+      expect(checked.body.data).toMatchObject({ valid: true, wouldBe: 'created', report: { adId: merchantId, outcome: 'WORKS', outcomeDerived: true, stage: 'BROWSE', failureReason: null } });
+      const http = await request(t.app).post('/api/v1/reports/validate').set(auth).send(body({ stage: 'BROWSE' })).expect(200);
+      expect(checked.body.data).toEqual(withoutNotice(http.body));
+      expect(await reportCount()).toBe(before);
+      expect(await submissionsLeft()).toBe(quota);
+      expect(limitOf(checked.body, 'agent-submissions').remaining).toBe(quota);
+      // The same refusals as a submission.
+      for (const args of [body({ privacy: false }), body({ agentId: T.agents[1]!.id }), body({ testedAt: '2027-01-01' })]) {
+        const problem = await refused(client, 'validate_report', args);
+        expect(problem).toEqual(withoutInstance((await request(t.app).post('/api/v1/reports/validate').set(auth).send(args)).body));
+        expect(problem).toEqual(await refused(client, 'submit_report', args));
+      }
+      expect(await reportCount()).toBe(before);
+    });
+
+    it('submit_report creates a PENDING report; an identical one is unchanged, a different one a 409 worded for MCP', async () => {
+      const before = await reportCount();
+      const quota = await submissionsLeft();
       const created = await call(client, 'submit_report', body());
       expect(created.isError).toBe(false);
-      expect(created.body).toMatchObject({
+      const data = created.body.data as Record<string, unknown>;
+      expect(data).toMatchObject({
         status: 'PENDING',
         unchanged: false,
         reviewUrl: expect.stringMatching(/\/reports\/.+\/review$/),
-        url: `${TEST_BASE_URL}/api/v1/automation/reports/${created.body.id as string}`,
+        url: `${TEST_BASE_URL}/api/v1/automation/reports/${data.id as string}`,
         updatedAt: expect.any(String),
-        methodology: expect.any(String),
-        disclaimer: expect.any(String),
       });
       expect(await reportCount()).toBe(before + 1);
-      report = { id: created.body.id as string, updatedAt: created.body.updatedAt as string };
+      // The quota this write used, as the RateLimit headers would list it.
+      expect(limitOf(created.body, 'agent-submissions').remaining).toBe(quota - 1);
+      report = { id: data.id as string, updatedAt: data.updatedAt as string };
 
       const again = await call(client, 'submit_report', body());
-      expect(again.body).toEqual({ ...created.body, unchanged: true });
+      expect(again.body.data).toEqual({ ...data, unchanged: true });
       // The HTTP API agrees: the same answer to the same body.
       const http = await request(t.app).post('/api/v1/reports').set(auth).send(body()).expect(200);
-      expect(again.body).toEqual(http.body);
+      expect(again.body.data).toEqual(withoutNotice(http.body));
+      // A dry run of the same body says so.
+      const dry = await call(client, 'validate_report', body());
+      expect(dry.body.data).toMatchObject({ wouldBe: 'unchanged', existingReport: { id: report.id, updatedAt: report.updatedAt } });
 
       const different = await refused(client, 'submit_report', body({ outcome: 'BLOCKED' }));
       expect(different).toMatchObject({ status: 409, reportId: report.id, updatedAt: report.updatedAt, type: expect.stringMatching(/duplicate-report$/) });
+      expect(different).not.toHaveProperty('updateUrl');
+      expect(different.detail).toContain('update_report');
+      expect(different.detail).toContain(report.id);
+      expect(problemWording(different)).not.toMatch(HTTP_WORDING);
+      const httpDifferent = (await request(t.app).post('/api/v1/reports').set(auth).send(body({ outcome: 'BLOCKED' })).expect(409)).body;
+      expect({ ...different, detail: undefined }).toEqual({ ...withoutInstance(httpDifferent), detail: undefined, updateUrl: undefined });
       expect(await reportCount()).toBe(before + 1);
     });
 
@@ -323,7 +542,6 @@ describe('MCP endpoint', () => {
         { adId: other, agentId, privacy: true, outcome: 'WORKS', status: 'APPROVED' },
         { adId: other, agentId: T.agents[1]!.id, privacy: true, outcome: 'WORKS' },
         { adId: T.hidden.id, agentId, privacy: true, outcome: 'WORKS' },
-        { adId: other, agentId, privacy: true, outcome: 'WORKS', experience: 'x'.repeat(17_000) },
       ];
       for (const args of cases) {
         const problem = await refused(client, 'submit_report', args);
@@ -331,6 +549,11 @@ describe('MCP endpoint', () => {
         expect(problem).toEqual(withoutInstance(res.body));
         expect(problem.status).toBe(res.status);
       }
+      // Too large: the same status and type, said of the report.
+      const huge = { adId: other, agentId, privacy: true, outcome: 'WORKS', experience: 'x'.repeat(17_000) };
+      const tooLarge = await refused(client, 'submit_report', huge);
+      const res = await request(t.app).post('/api/v1/reports').set(auth).send(huge);
+      expect(tooLarge).toMatchObject({ status: res.status, type: res.body.type, detail: 'The report must be at most 16384 bytes of JSON.' });
       expect(await reportCount()).toBe(before);
       const privacy = await refused(client, 'submit_report', cases[0]!);
       expect(privacy).toMatchObject({ status: 400, errors: [{ pointer: '#/privacy' }] });
@@ -339,42 +562,58 @@ describe('MCP endpoint', () => {
     it('list_my_reports and get_my_report show the report as the API does', async () => {
       const { body: list } = await call(client, 'list_my_reports', { merchant: merchantId });
       const http = (await request(t.app).get(`/api/v1/automation/reports?merchant=${merchantId}`).set(auth).expect(200)).body;
-      expect(list).toEqual(http);
-      expect(list.items).toMatchObject([{ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, adId: merchantId, agentId }]);
+      expect(list.data).toEqual(http.items);
+      expect(list.nextCursor).toEqual(http.nextCursor);
+      expect(list.data).toMatchObject([{ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, adId: merchantId, agentId }]);
       const { body: one } = await call(client, 'get_my_report', { id: report.id });
-      expect(one).toEqual((await request(t.app).get(`/api/v1/automation/reports/${report.id}`).set(auth).expect(200)).body);
+      expect(one.data).toEqual(withoutNotice((await request(t.app).get(`/api/v1/automation/reports/${report.id}`).set(auth).expect(200)).body));
       expect(await refused(client, 'get_my_report', { id: 'nope' })).toMatchObject({ status: 404 });
       expect(await refused(client, 'list_my_reports', { merchant: 'nope' })).toMatchObject({ status: 400, errors: [{ parameter: 'merchant' }] });
     });
 
     it('update_report: a stale version is a 409 and writes nothing; the current one returns the report to PENDING', async () => {
-      const read = (await call(client, 'get_my_report', { id: report.id })).body;
+      const read = (await call(client, 'get_my_report', { id: report.id })).body.data as Record<string, unknown>;
       const changed = { ...read, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', CART: 'BLOCKED' }, experience: 'Cart button ignored the agent.' };
 
       // What was read, sent back as is, is a harmless no-op whatever version is named.
       const same = await call(client, 'update_report', { id: report.id, version: '2020-01-01T00:00:00.000Z', report: read });
-      expect(same.body).toMatchObject({ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, unchanged: true });
+      expect(same.body.data).toMatchObject({ id: report.id, status: 'PENDING', updatedAt: report.updatedAt, unchanged: true });
 
       const stale = await refused(client, 'update_report', { id: report.id, version: '2020-01-01T00:00:00.000Z', report: changed });
       expect(stale).toMatchObject({ status: 409, updatedAt: report.updatedAt, type: expect.stringMatching(/stale-version$/) });
       const missing = await refused(client, 'update_report', { id: report.id, report: changed });
-      expect(missing).toMatchObject({ status: 428, type: expect.stringMatching(/if-match-required$/) });
+      expect(missing).toMatchObject({ status: 428, type: expect.stringMatching(/if-match-required$/), errors: [{ parameter: 'version' }] });
+      const malformed = await refused(client, 'update_report', { id: report.id, version: 'W/"2020-01-01T00:00:00.000Z"', report: changed });
+      expect(malformed).toMatchObject({ status: 400, errors: [{ parameter: 'version' }] });
+      // In the channel's terms: the tool and its argument, never the HTTP header or method.
+      for (const problem of [stale, missing, malformed]) {
+        expect(problemWording(problem)).not.toMatch(HTTP_WORDING);
+        expect(problemWording(problem)).toContain('version');
+      }
+      for (const problem of [stale, missing]) expect(problem.detail).toContain('update_report');
       const stored = await t.db.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
       expect(stored.updatedAt.toISOString()).toBe(report.updatedAt);
 
-      await t.db.prisma.report.update({ where: { id: report.id }, data: { status: 'APPROVED' } });
+      // A moderator's decision, at the test clock's time (as the moderation service records it).
+      await t.db.prisma.report.update({ where: { id: report.id }, data: { status: 'APPROVED', updatedAt: t.clock.now() } });
       t.clock.advance(1000);
-      const current = (await call(client, 'get_my_report', { id: report.id })).body.updatedAt as string;
+      const current = ((await call(client, 'get_my_report', { id: report.id })).body.data as { updatedAt: string }).updatedAt;
+      const quota = await submissionsLeft();
       const updated = await call(client, 'update_report', { id: report.id, version: current, report: { ...changed, status: 'APPROVED' } });
       expect(updated.isError).toBe(false);
-      expect(updated.body).toMatchObject({ id: report.id, status: 'PENDING', unchanged: false, methodology: expect.any(String) });
-      expect(updated.body.updatedAt).not.toBe(current);
+      expect(updated.body.data).toMatchObject({ id: report.id, status: 'PENDING', unchanged: false, url: `${TEST_BASE_URL}/api/v1/automation/reports/${report.id}` });
+      expect((updated.body.data as { updatedAt: string }).updatedAt).not.toBe(current);
+      expect(limitOf(updated.body, 'agent-submissions').remaining).toBe(quota - 1);
       const after = await t.db.prisma.report.findUniqueOrThrow({ where: { id: report.id } });
       expect(after).toMatchObject({ status: 'PENDING', experience: 'Cart button ignored the agent.' });
+      // The HTTP API shows the same report.
+      expect((await call(client, 'get_my_report', { id: report.id })).body.data).toEqual(
+        withoutNotice((await request(t.app).get(`/api/v1/automation/reports/${report.id}`).set(auth).expect(200)).body),
+      );
     });
 
     it('update_report refuses what PUT refuses, with pointers into report', async () => {
-      const read = (await call(client, 'get_my_report', { id: report.id })).body;
+      const read = (await call(client, 'get_my_report', { id: report.id })).body.data as Record<string, unknown>;
       const version = read.updatedAt as string;
       expect(await refused(client, 'update_report', { id: report.id, version, report: { ...read, adId: T.merchants[9]!.id } })).toMatchObject({
         status: 400,
@@ -395,7 +634,18 @@ describe('MCP endpoint', () => {
       expect(await refused(client, 'update_report', { id: '00000000-0000-7000-8000-000000000000', version, report: read })).toMatchObject({ status: 404 });
     });
 
-    it('lists the agent-submission quota a write used in the RateLimit headers', async () => {
+    it('get_queue with retest "only": just the merchants due for a retest, each with existingReport, as the API lists them', async () => {
+      t.clock.advance(8 * 86_400_000);
+      const { body: due } = await call(client, 'get_queue', { retest: 'only', retestAfterDays: 7 });
+      const http = (await request(t.app).get('/api/v1/automation/queue?retest=only&retestAfterDays=7').set(auth).expect(200)).body;
+      expect(due.data).toEqual(http.items.map(({ category: _legacy, ...item }: Record<string, unknown>) => item));
+      expect(due.data).toEqual([expect.objectContaining({ id: merchantId, existingReport: { id: report.id, status: 'PENDING', updatedAt: expect.any(String) } })]);
+      const needsDays = await refused(client, 'get_queue', { retest: 'only' });
+      expect(needsDays).toMatchObject({ status: 400, errors: [{ parameter: 'retest' }] });
+      expect(problemWording(needsDays)).not.toMatch(HTTP_WORDING);
+    });
+
+    it('lists the agent-submission quota a write used in the RateLimit headers and in limits alike', async () => {
       const res = await fetch(new URL('/mcp', http.url), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${key}` },
@@ -413,6 +663,16 @@ describe('MCP endpoint', () => {
       const answer = (await res.json()) as { result: CallToolResult };
       expect(answer.result.isError).toBeUndefined();
       seen.push(JSON.stringify(answer));
+      const content = answer.result.structuredContent as Record<string, unknown>;
+      const header = res.headers.get('ratelimit') ?? '';
+      for (const name of LIMIT_NAMES) {
+        const remaining = new RegExp(`"${name}"; r=(\\d+)`).exec(header)?.[1];
+        expect(limitOf(content, name).remaining, name).toBe(Number(remaining));
+      }
+    });
+
+    it('checked a real answer of every tool against its declared outputSchema', () => {
+      expect([...conformed].sort()).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS].sort());
     });
   });
 
@@ -517,8 +777,10 @@ describe('MCP limits', () => {
     const before = await t.db.prisma.report.count();
     const second = await submit(T.merchants[1]!.id);
     expect(second.isError).toBe(true);
-    expect(second.structuredContent).toMatchObject({ status: 429, type: expect.stringMatching(/rate-limited$/), retryAfter: expect.any(Number) });
-    expect((second.structuredContent as { retryAfter: number }).retryAfter).toBeGreaterThan(0);
+    expect(second.structuredContent).toBeUndefined();
+    const problem = JSON.parse((second.content[0] as { text: string }).text) as { retryAfter: number };
+    expect(problem).toMatchObject({ status: 429, type: expect.stringMatching(/rate-limited$/), retryAfter: expect.any(Number) });
+    expect(problem.retryAfter).toBeGreaterThan(0);
     expect(await t.db.prisma.report.count()).toBe(before);
     await client.close();
   });
@@ -556,6 +818,7 @@ describe('MCP tools when the database is down', () => {
     const services = {
       prisma: broken,
       baseUrl: TEST_BASE_URL,
+      limits: testConfig().limits,
       clock: { now: () => new Date('2026-11-22T12:00:00Z') },
       submissions: { prisma: broken, baseUrl: TEST_BASE_URL, browserQuota: quota, agentQuota: quota },
       automation: { prisma: broken, baseUrl: TEST_BASE_URL, agentQuota: quota, queueCursors: codec, reportCursors: codec },
@@ -566,16 +829,21 @@ describe('MCP tools when the database is down', () => {
     await server.connect(serverSide);
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
     await client.connect(clientSide);
+    const report = { adId: '00000000-0000-7000-8000-000000000002', agentId: key.agentId, privacy: true, outcome: 'WORKS' };
     const args: Record<string, Record<string, unknown>> = {
       get_merchant: { slugOrId: 'some-shop' },
-      submit_report: { adId: '00000000-0000-7000-8000-000000000002', agentId: key.agentId, privacy: true, outcome: 'WORKS' },
+      list_agent_merchants: { agent: 'some-agent' },
+      get_report: { id: '00000000-0000-7000-8000-000000000004' },
+      submit_report: report,
+      validate_report: report,
       get_my_report: { id: '00000000-0000-7000-8000-000000000003' },
       update_report: { id: '00000000-0000-7000-8000-000000000003', version: '2026-11-22T12:00:00.000Z', report: { adId: '00000000-0000-7000-8000-000000000002', agentId: key.agentId, privacy: true, outcome: 'WORKS' } },
     };
-    for (const tool of TOOLS) {
+    // The contribution schema is made without the database.
+    for (const tool of TOOLS.filter((x) => x.name !== 'get_contribution_schema')) {
       const result = (await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} })) as CallToolResult;
       expect(result.isError, tool.name).toBe(true);
-      expect(result.structuredContent, tool.name).toMatchObject({ status: 503, retryAfter: 5, type: expect.stringMatching(/service-unavailable$/) });
+      expect(JSON.parse((result.content[0] as { text: string }).text), tool.name).toMatchObject({ status: 503, retryAfter: 5, type: expect.stringMatching(/service-unavailable$/) });
       expect(JSON.stringify(result)).not.toMatch(/terminated|internals|ECONNRESET|stack/i);
     }
     await client.close();

@@ -42,7 +42,6 @@ function firstMatchAllows(robots: string, path: string): boolean {
 const PRIVATE_PATHS = [
   '/admin',
   '/admin/reports',
-  '/mcp',
   '/api/v1/automation/me',
   '/api/v1/automation/queue',
   '/profile/agents',
@@ -53,7 +52,8 @@ const PRIVATE_PATHS = [
   '/sign-in/verify?token=x',
   '/sign-out',
 ];
-const PUBLIC_PATHS = ['/', '/merchants/x', '/agents/x', '/categories/x', '/how-it-works', '/agent-guide', '/data', '/llms.txt', '/sitemap.xml', '/api/v1/merchants'];
+// /mcp is where llms.txt sends agents: robots.txt must not tell them it is forbidden.
+const PUBLIC_PATHS = ['/', '/merchants/x', '/agents/x', '/categories/x', '/how-it-works', '/agent-guide', '/data', '/llms.txt', '/sitemap.xml', '/api/v1/merchants', '/mcp'];
 
 const xml = new XMLParser({ isArray: (name) => name === 'url' || name === 'sitemap' });
 type UrlSet = { urlset: { url: Array<{ loc: string; lastmod?: string }> } };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { GREEN_FROM } from '../../src/modules/aggregation/reach.js';
 import { Reach } from '../../src/modules/directory/schemas.js';
-import { MCP_TOOL_SUMMARIES } from '../../src/modules/site/agent-guide.js';
+import { MCP_TOOL_SUMMARIES, RETEST_DAYS_LATER } from '../../src/modules/site/agent-guide.js';
 import { PROBLEM_TYPES } from '../../src/problem-types.js';
 import { aCategory, aMerchant, anAgent } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';
@@ -224,14 +224,14 @@ describe('the agent guide', () => {
         JSON.stringify(value).replaceAll('<MERCHANT_ID>', first.id).replaceAll('<AGENT_ID>', agent.id).replaceAll('<REPORT_ID>', reportId),
       ) as Record<string, unknown>;
     const blocks = jsonBlocks(section, 4);
-    const [me, queue, postBody, created, again, duplicate, read, putBody, replaced, stale, unchanged] = blocks;
-    expect(blocks).toHaveLength(11);
+    const [me, queue, postBody, validated, created, again, duplicate, read, putBody, replaced, stale, unchanged, retest] = blocks;
+    expect(blocks).toHaveLength(13);
 
     /** The real answer has the example's status, structure and the values that are not ids or times. */
     const same = (res: request.Response, example: (typeof blocks)[number]) => {
       expect(res.status).toBe(example.status);
       expect(shape(res.body)).toEqual(shape(example.json));
-      for (const key of ['status', 'unchanged', 'title', 'outcome', 'stage', 'failureReason', 'region', 'testedAt', 'experience']) {
+      for (const key of ['status', 'unchanged', 'title', 'outcome', 'stage', 'failureReason', 'region', 'testedAt', 'experience', 'valid', 'wouldBe', 'submitStatus']) {
         if (key in example.json) expect(res.body[key], key).toEqual(example.json[key]);
       }
       if (typeof example.json.type === 'string') expect(res.body.type).toBe(example.json.type);
@@ -244,6 +244,13 @@ describe('the agent guide', () => {
     const page = await request(t.app).get('/api/v1/automation/queue?limit=2').set(auth);
     same(page, queue!);
     expect(page.headers.link).toMatch(/^<http:\/\/directory\.test\/api\/v1\/automation\/queue\?limit=2&after=[^>]+>; rel="next"$/);
+
+    // The dry run: the normalized report, nothing written, only the request budgets counted.
+    const dryRun = await request(t.app).post('/api/v1/reports/validate').set(auth).send(fill(postBody!.json));
+    same(dryRun, validated!);
+    expect(dryRun.body.report).toEqual(fill(validated!.json.report));
+    expect(await prisma.report.count()).toBe(0);
+    expect(dryRun.headers.ratelimit).not.toContain('agent-submissions');
 
     const post = await request(t.app).post('/api/v1/reports').set(auth).send(fill(postBody!.json));
     same(post, created!);
@@ -279,5 +286,13 @@ describe('the agent guide', () => {
     expect(stalePut.body.updatedAt).toBe(put.body.updatedAt);
 
     same(await request(t.app).put(`/api/v1/automation/reports/${reportId}`).set(auth).set('If-Match', v1).send(fill(putBody!.json)), unchanged!);
+
+    // Later, the retest-only queue lists this merchant alone, with the report to update.
+    t.clock.advance(RETEST_DAYS_LATER * 86_400_000);
+    const due = await request(t.app).get('/api/v1/automation/queue?retest=only&retestAfterDays=30').set(auth);
+    same(due, retest!);
+    expect(due.body.items).toHaveLength(1);
+    expect(due.body.items[0]).toMatchObject({ id: first.id, existingReport: { id: reportId, status: 'PENDING', updatedAt: put.body.updatedAt } });
+    expect(due.body.nextCursor).toBeNull();
   });
 });

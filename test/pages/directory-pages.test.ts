@@ -492,7 +492,7 @@ describe('directory pages', () => {
         );
       }
       // A merchant's page changes with that merchant alone (it stays cached while others change).
-      const reported = data.find((m: { lastReportedAt: string | null }) => m.lastReportedAt !== null)!;
+      const reported = data.find((m) => m.lastReportedAt !== null)!;
       const own = new Date(reported.lastReportedAt as string);
       expect((await get(`/merchants/${reported.slug as string}`).expect(200)).text).toContain(
         `<p class="freshness">Updated <time datetime="${own.toISOString()}">${formatDate(own)}</time>: the date of this merchant’s newest approved report.</p>`,

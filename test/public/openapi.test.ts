@@ -125,9 +125,11 @@ describe('GET /api/v1/openapi.json', () => {
     }
     // The statuses the server really sends on the private side.
     const ops = full.paths;
-    expect(Object.keys(ops['/automation/reports/{id}']!.put!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '428', '429', '503']);
-    expect(Object.keys(ops['/automation/reports/{id}']!.get!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
-    expect(Object.keys(ops['/reports']!.post!.responses).sort()).toEqual(['200', '201', '400', '401', '403', '409', '413', '415', '429', '503']);
+    expect(Object.keys(ops['/automation/reports/{id}']!.put!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '428', '429', '500', '503']);
+    expect(Object.keys(ops['/automation/reports/{id}']!.get!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    expect(Object.keys(ops['/reports']!.post!.responses).sort()).toEqual(['200', '201', '400', '401', '403', '409', '413', '415', '429', '500', '503']);
+    // The dry run answers what the POST would, and so documents the same refusals.
+    expect(Object.keys(ops['/reports/validate']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '429', '500', '503']);
     expect(ops['/reports']!.post!.responses['201']!.headers).toHaveProperty('Location');
     expect(ops['/reports']!.post!.responses['201']!.headers).toHaveProperty('ETag');
   });

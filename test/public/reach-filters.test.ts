@@ -2,6 +2,7 @@
 // minConfidence and sort=reach, on GET /api/v1/merchants, the agent-scoped path and MCP
 // search_merchants; and the 400 each broken rule answers.
 import request from 'supertest';
+import { MCP_FILTER_RULES } from '../../src/mcp/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeKey, TaskKey } from '../../src/modules/aggregation/constants.js';
 import { FILTER_RULES } from '../../src/modules/merchants/merchants.schemas.js';
@@ -246,7 +247,7 @@ describe('filters and sort by what the summaries say', () => {
         .set('Accept', 'application/json, text/event-stream')
         .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_merchants', arguments: args } })
         .expect(200);
-      return res.body.result as { isError?: boolean; structuredContent: Record<string, unknown> };
+      return res.body.result as { isError?: boolean; structuredContent: Record<string, unknown>; content: Array<{ text: string }> };
     };
 
     it('answers the filters and the sort as the API does', async () => {
@@ -259,11 +260,12 @@ describe('filters and sort by what the summaries say', () => {
     });
 
     it('refuses a broken rule with the problem the API answers', async () => {
+      // The API's problem, as the tool result's text, worded with the tool's arguments.
       const result = await call({ reaches: 'LOGIN', agent });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ status: 400, errors: [{ parameter: 'reaches', detail: FILTER_RULES.loginOffLadder }] });
+      expect(JSON.parse(result.content[0]!.text)).toMatchObject({ status: 400, errors: [{ parameter: 'reaches', detail: MCP_FILTER_RULES.loginOffLadder }] });
       const noAgent = await call({ sort: 'reach' });
-      expect(noAgent.structuredContent).toMatchObject({ status: 400, errors: [{ parameter: 'sort', detail: FILTER_RULES.sortReachNeedsAgent }] });
+      expect(JSON.parse(noAgent.content[0]!.text)).toMatchObject({ status: 400, errors: [{ parameter: 'sort', detail: MCP_FILTER_RULES.sortReachNeedsAgent }] });
     });
 
     it('describes reach, the filters and the sort', async () => {

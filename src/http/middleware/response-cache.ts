@@ -10,10 +10,11 @@
 //     the cache;
 //   - a change of some merchants drops the answers built from those merchants alone (their
 //     profiles, pages, badges and feeds: `cacheScope`), keeps every other merchant's, and
-//     marks every other answer (lists, counts, feeds, indexes: anything built from many
-//     merchants) stale: a stale answer is still served for at most `staleMs` after the change,
-//     while one request rebuilds it, and no sooner than `rebuildEveryMs` after it was built
-//     (so a list is rebuilt at most once per interval however fast the directory changes);
+//     drops the lists that show one of them (their page of results: `cacheShows`), and marks
+//     every other answer (lists, counts, feeds, indexes: anything built from many merchants)
+//     stale: a stale answer is still served for at most `staleMs` after the change, while one
+//     request rebuilds it, and no sooner than `rebuildEveryMs` after it was built (so a list is
+//     rebuilt at most once per interval however fast the directory changes);
 //   - a change of nothing public (a statement that rewrote equal values) keeps everything.
 // Requests for one answer that is missing, or stale past its bound, wait for the one request
 // building it (single flight) rather than each building it again.
@@ -52,10 +53,13 @@ const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
   gzip: (body) => gzip(body),
 };
 
-/** How long an answer built from many merchants may be served after a change that may alter it. */
-export const STALE_LISTS_MS = 2_000;
+/**
+ * How long an answer built from many merchants may be served after a change of a merchant it
+ * does not show (which may still move that merchant into it, or change its order or total).
+ */
+export const STALE_LISTS_MS = 10_000;
 /** The shortest time between two builds of such an answer while the directory keeps changing. */
-export const REBUILD_LISTS_EVERY_MS = 1_000;
+export const REBUILD_LISTS_EVERY_MS = 5_000;
 /** Changes remembered to check the answers being built meanwhile; older builds are not filed. */
 const CHANGES_KEPT = 1_024;
 
@@ -63,6 +67,7 @@ const CHANGES_KEPT = 1_024;
 type Scope = { merchants: ReadonlySet<string> } | 'many';
 
 const SCOPE = Symbol('response cache scope');
+const SHOWS = Symbol('response cache shows');
 
 /**
  * Declares that the answer being built shows these merchants alone (a merchant's profile, page,
@@ -73,8 +78,18 @@ export function cacheScope(res: Response, merchantIds: readonly string[]): void 
   (res.locals as { [SCOPE]?: Scope })[SCOPE] = { merchants: new Set(merchantIds.map((id) => id.toLowerCase())) };
 }
 
+/**
+ * Declares the merchants a list answer shows (its page of results): a change of one of them
+ * drops the answer at once, like a profile; a change of any other merchant only makes it stale.
+ */
+export function cacheShows(res: Response, merchantIds: Iterable<string>): void {
+  (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] = new Set([...merchantIds].map((id) => id.toLowerCase()));
+}
+
 interface Entry {
   expiresAt: number;
+  /** For a list: the merchants it shows (cacheShows), whose changes drop it at once. */
+  shows: ReadonlySet<string> | null;
   /** When the build of this answer began (the app's clock). */
   builtAt: number;
   scope: Scope;
@@ -209,8 +224,9 @@ export class ResponseCache {
     }
     const dropped: string[] = [];
     for (const [key, entry] of this.entries.entries()) {
-      if (entry.scope === 'many') entry.staleSince ??= at;
-      else if (scope.merchants.some((id) => (entry.scope as { merchants: ReadonlySet<string> }).merchants.has(id))) dropped.push(key);
+      const shown = entry.scope === 'many' ? entry.shows : entry.scope.merchants;
+      if (shown && scope.merchants.some((id) => shown.has(id))) dropped.push(key);
+      else if (entry.scope === 'many') entry.staleSince ??= at;
     }
     for (const key of dropped) this.entries.delete(key);
   }
@@ -220,16 +236,17 @@ export class ResponseCache {
    * stale: no when a change since then may have altered it (a change of everything, or of a
    * merchant it shows alone) or when those changes are no longer all remembered.
    */
-  private fileable(since: number, scope: Scope): { staleSince: number | null } | null {
+  private fileable(since: number, entry: Entry): { staleSince: number | null } | null {
     if (this.seq === since) return { staleSince: null };
     const first = this.changes[0];
     if (!first || first.seq > since + 1) return null;
+    const shown = entry.scope === 'many' ? entry.shows : entry.scope.merchants;
     let staleSince: number | null = null;
     for (const { seq, at, change } of this.changes) {
       if (seq <= since) continue;
       if (change.scope.all) return null;
-      if (scope === 'many') staleSince ??= at;
-      else if (change.scope.merchants.some((id) => scope.merchants.has(id))) return null;
+      if (shown && change.scope.merchants.some((id) => shown.has(id))) return null;
+      if (entry.scope === 'many') staleSince ??= at;
     }
     return { staleSince };
   }
@@ -314,7 +331,7 @@ export class ResponseCache {
             // Only now are all headers known: a response that set a cookie (a session began,
             // say for a form's CSRF token) belongs to its requester alone. An answer that a
             // change heard meanwhile may have altered is not filed (or is filed stale).
-            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry.scope) : null;
+            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
             if (fileable) {
               entry.staleSince = fileable.staleSince;
               this.entries.set(key, entry);
@@ -351,6 +368,7 @@ export class ResponseCache {
       expiresAt: this.now() + this.ttlMs,
       builtAt,
       scope: (res.locals as { [SCOPE]?: Scope })[SCOPE] ?? 'many',
+      shows: (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] ?? null,
       staleSince: null,
       etag: weakEtag(identity),
       rule,

@@ -1,10 +1,17 @@
 // Contribution API (spec 4.2): POST /api/v1/reports with a signed-in browser session (same
 // origin) or a bearer agent key.
-import { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { reportSubmission, type ReportSubmission } from '../../modules/reports/submission.schema.js';
-import { reviewUrl, submitReport, type SubmissionDeps, type Submitter } from '../../modules/reports/submissions.service.js';
+import {
+  reviewUrl,
+  submitReport,
+  validateSubmission,
+  validationView,
+  type SubmissionDeps,
+  type Submitter,
+} from '../../modules/reports/submissions.service.js';
 import { notice, ownReportApiUrl } from '../../modules/directory/notice.js';
 import { versionTag } from './automation.js';
 import { loadSessionAccount } from '../middleware/auth.js';
@@ -87,20 +94,28 @@ function authenticate(deps: ContributionDeps): RequestHandler {
 export function contributionRouter(deps: ContributionDeps): Router {
   const router = Router();
 
+  // The same way in for the submission and its dry run: what one refuses, the other refuses.
+  const accepting = [noStore, refuseKeyInQuery, authenticate(deps), requireJson, parseJson, validateBody(reportSubmission)];
+  const submitterOf = (res: Response): Submitter => {
+    const key = res.locals.agentKey;
+    return key
+      ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId }
+      : { channel: 'BROWSER', accountId: res.locals.account!.id };
+  };
+
+  // The dry run: every check of POST /reports, nothing written, no submission quota used (the
+  // request budgets of the way in are counted as for any request).
+  router.post('/reports/validate', ...accepting, async (_req, res) => {
+    const result = await validateSubmission(deps, res.locals.body as ReportSubmission, submitterOf(res), deps.clock.now());
+    res.json({ ...validationView(deps, result), ...notice(deps) });
+  });
+
   router.post(
     '/reports',
-    noStore,
-    refuseKeyInQuery,
-    authenticate(deps),
-    requireJson,
-    parseJson,
-    validateBody(reportSubmission),
+    ...accepting,
     async (_req, res) => {
       const body = res.locals.body as ReportSubmission;
-      const key = res.locals.agentKey;
-      const submitter: Submitter = key
-        ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId }
-        : { channel: 'BROWSER', accountId: res.locals.account!.id };
+      const submitter = submitterOf(res);
       const result = await submitReport(deps, body, submitter, deps.clock.now());
       if (result.kind === 'created') appendRateLimitHeaders(res, result.usage);
       const { report } = result;

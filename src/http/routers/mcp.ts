@@ -78,6 +78,7 @@ export function mcpRouter(deps: McpDeps): Router {
     prisma,
     baseUrl,
     clock: deps.clock,
+    limits: deps.limits,
     submissions: { prisma, baseUrl, browserQuota: deps.quotas.browser, agentQuota: deps.quotas.agent },
     // The automation API's cursor codecs (same names): a cursor from either door works in the other.
     automation: {

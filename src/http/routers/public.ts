@@ -12,7 +12,7 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
-import { cacheScope } from '../middleware/response-cache.js';
+import { cacheScope, cacheShows } from '../middleware/response-cache.js';
 import { pageLinks } from '../links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
@@ -53,6 +53,15 @@ export function publicRouter(deps: PublicDeps): Router {
   const sendList = (req: Request, res: Response, list: ReturnType<typeof listEnvelope>) => {
     res.set('Link', pageLinks(deps.baseUrl, req, list)).json(list);
   };
+  /** The merchants a page of merchants or reports shows: their changes drop it from the cache at once. */
+  const shows = (res: Response, data: readonly unknown[]) =>
+    cacheShows(
+      res,
+      data.map((item) => {
+        const row = item as { id: string; merchant?: { id: string } };
+        return row.merchant?.id ?? row.id;
+      }),
+    );
 
   router.use(deps.limiter, cacheable, deps.cache);
 
@@ -77,6 +86,7 @@ export function publicRouter(deps: PublicDeps): Router {
   router.get('/merchants', validateQuery(merchantQuery), async (req, res) => {
     const q = query<MerchantQuery>(res);
     const { total, data } = await search(q);
+    shows(res, data);
     sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
@@ -97,6 +107,7 @@ export function publicRouter(deps: PublicDeps): Router {
     const agent = await activeAgent(ctx(), req.params.slug);
     const q = query<MerchantQuery>(res);
     const { total, data } = await search(q, agent);
+    shows(res, data);
     sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
@@ -105,6 +116,7 @@ export function publicRouter(deps: PublicDeps): Router {
     const { total, data } = await recentReports(ctx(), q);
     // One merchant's reports change with that merchant alone.
     if (q.merchant) cacheScope(res, [q.merchant]);
+    else shows(res, data);
     sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 

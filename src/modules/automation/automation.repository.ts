@@ -17,7 +17,8 @@ export interface QueueRow {
 
 /**
  * Approved canonical public merchants after `afterId` (id order) that this account has not
- * reported for this agent, or (with retestBefore) reported last before that moment.
+ * reported for this agent, or (with retestBefore) reported last before that moment; with
+ * retestOnly, only the latter.
  * A NOT EXISTS anti-join probing the (account, agent, merchant) unique index while walking
  * merchants in id order, so a page stops after `limit` hits; nothing is loaded in bulk.
  * Conditions are only added when used: generic "$1 IS NULL OR …" predicates hide the
@@ -25,15 +26,32 @@ export interface QueueRow {
  */
 export async function queuePage(
   prisma: PrismaClient,
-  q: { accountId: string; agentId: string; afterId: string | null; categoryId: string | null; retestBefore: Date | null; limit: number },
+  q: {
+    accountId: string;
+    agentId: string;
+    afterId: string | null;
+    categoryId: string | null;
+    retestBefore: Date | null;
+    /** Only merchants reported before retestBefore (the retest-only queue); needs retestBefore. */
+    retestOnly?: boolean;
+    limit: number;
+  },
 ): Promise<QueueRow[]> {
   const conditions = [Prisma.sql`m.approved_canonical`, Prisma.sql`m.is_public`];
   if (q.afterId) conditions.push(Prisma.sql`m.id > ${q.afterId}::uuid`);
   if (q.categoryId) conditions.push(Prisma.sql`m.category_id = ${q.categoryId}::uuid`);
-  const recent = q.retestBefore ? Prisma.sql`AND x.updated_at >= ${q.retestBefore}::timestamptz` : Prisma.empty;
-  conditions.push(Prisma.sql`NOT EXISTS (
-    SELECT 1 FROM reports x
-     WHERE x.account_id = ${q.accountId}::uuid AND x.agent_id = ${q.agentId}::uuid AND x.merchant_id = m.id ${recent})`);
+  if (q.retestOnly && q.retestBefore) {
+    // Due for a retest: this account's report of it for this agent was last changed before then.
+    conditions.push(Prisma.sql`EXISTS (
+      SELECT 1 FROM reports x
+       WHERE x.account_id = ${q.accountId}::uuid AND x.agent_id = ${q.agentId}::uuid AND x.merchant_id = m.id
+         AND x.updated_at < ${q.retestBefore}::timestamptz)`);
+  } else {
+    const recent = q.retestBefore ? Prisma.sql`AND x.updated_at >= ${q.retestBefore}::timestamptz` : Prisma.empty;
+    conditions.push(Prisma.sql`NOT EXISTS (
+      SELECT 1 FROM reports x
+       WHERE x.account_id = ${q.accountId}::uuid AND x.agent_id = ${q.agentId}::uuid AND x.merchant_id = m.id ${recent})`);
+  }
   return prisma.$queryRaw<QueueRow[]>`
     SELECT m.id, m.slug, m.name, m.website, c.name AS "categoryName", c.slug AS "categorySlug",
            r.id AS "reportId", r.status::text AS "reportStatus", r.updated_at AS "reportUpdatedAt"

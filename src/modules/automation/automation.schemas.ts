@@ -12,7 +12,15 @@ export const queueQuery = z.strictObject({
   category: slugParam.optional().describe('Canonical category slug.'),
   retestAfterDays: intParam(RETEST_AFTER_DAYS.min, RETEST_AFTER_DAYS.max)
     .optional()
-    .describe('Also merchants whose report by this account for this agent was last changed more than this many days ago.'),
+    .describe(
+      'Also merchants whose report by this account for this agent was last changed more than this many days ago; those items carry existingReport. With retest=only, only those.',
+    ),
+  retest: z
+    .enum(['include', 'only'])
+    .optional()
+    .describe(
+      'include (the default): with retestAfterDays, never-reported merchants and those due for a retest. only: just the merchants due for a retest (needs retestAfterDays), each with existingReport.',
+    ),
 });
 export type QueueQuery = z.output<typeof queueQuery>;
 
@@ -106,6 +114,41 @@ export const SubmissionResult = z
     ...Notice,
   })
   .meta({ id: 'SubmissionResult' });
+
+export const ReportValidation = z
+  .object({
+    valid: z.literal(true),
+    wouldBe: z
+      .enum(['created', 'unchanged'])
+      .describe('What POST /api/v1/reports would do with this body: create a report (201), or find it identical to yours (200 unchanged).'),
+    submitStatus: z.union([z.literal(201), z.literal(200)]).describe('The status POST /api/v1/reports would answer.'),
+    report: OwnReport.pick({
+      adId: true,
+      agentId: true,
+      privacy: true,
+      capabilityResults: true,
+      outcome: true,
+      stage: true,
+      failureReason: true,
+      humanIntervention: true,
+      testedAt: true,
+      agentVersion: true,
+      region: true,
+      task: true,
+      experience: true,
+    })
+      .extend({ outcomeDerived: z.boolean().describe('Whether outcome was derived from capabilityResults (left out of the body).') })
+      .describe('The report as a submission would store it and a read would show it: absent fields null, the overall outcome derived when left out.'),
+    existingReport: z
+      .object({ id: z.uuid(), status: ReportStatus, updatedAt: Version, reviewUrl: url })
+      .optional()
+      .describe('With wouldBe unchanged: your identical report.'),
+    ...Notice,
+  })
+  .meta({
+    id: 'ReportValidation',
+    description: 'A dry run of a submission: valid, what the submission would do, and the normalized report. Nothing was written.',
+  });
 
 const LimitUsage = z
   .object({

@@ -64,7 +64,9 @@ export async function whoami(
 const DAY_MS = 86_400_000;
 
 export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQuery, now: Date) {
-  const filters = { category: query.category, retestAfterDays: query.retestAfterDays, agent: scope.agentId };
+  const retestOnly = query.retest === 'only';
+  if (retestOnly && !query.retestAfterDays) throw invalidParameter('retest', 'retest=only needs retestAfterDays: only reports older than it are due');
+  const filters = { category: query.category, retestAfterDays: query.retestAfterDays, ...(retestOnly ? { retest: 'only' } : {}), agent: scope.agentId };
   const afterId = query.after ? deps.queueCursors.decode(query.after, filters) : null;
   const categoryId = query.category ? await canonicalCategoryId(deps.prisma, query.category) : null;
   if (query.category && !categoryId) throw invalidParameter('category', 'is not a canonical category slug');
@@ -73,6 +75,7 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
     afterId,
     categoryId,
     retestBefore: query.retestAfterDays ? new Date(now.getTime() - query.retestAfterDays * DAY_MS) : null,
+    retestOnly,
     limit: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);

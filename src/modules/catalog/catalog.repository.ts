@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { escapeLike } from '../../db/like.js';
 import type { CachedQuery } from '../directory/counts.js';
 import { isStorableText } from '../../text.js';
+import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
 
 export interface CategoryRow {
   id: string;
@@ -70,4 +71,40 @@ export async function listActiveAgents(prisma: PrismaClient): Promise<AgentRow[]
 
 export async function findActiveAgent(prisma: PrismaClient, slug: string): Promise<AgentRow | null> {
   return prisma.agent.findFirst({ where: { slug, active: true }, select: agentSelect });
+}
+
+/** Versions listed per agent in the registry: the newest this many. */
+export const MAX_AGENT_VERSIONS = 20;
+
+export interface AgentVersionRow {
+  agentId: string;
+  version: string;
+  reportCount: number;
+  lastSeenAt: Date;
+}
+
+/**
+ * The agentVersion values of the public reports (approved, public merchant, active agent) of
+ * these agents, newest first: by the newest observation naming the version (its test date, else
+ * its report date, as "newest" is judged everywhere), then the most reported, then the version
+ * text descending. Versions are the vendors' own strings, compared exactly.
+ */
+export async function agentVersions(prisma: PrismaClient, agentIds: readonly string[]): Promise<Map<string, AgentVersionRow[]>> {
+  const byAgent = new Map<string, AgentVersionRow[]>();
+  if (agentIds.length === 0) return byAgent;
+  const rows = await prisma.$queryRaw<AgentVersionRow[]>`
+    SELECT v."agentId", v.version, v."reportCount", v."lastSeenAt" FROM (
+      SELECT r.agent_id AS "agentId", r.agent_version AS version, count(*)::int AS "reportCount",
+             max(coalesce(r.tested_at::timestamp AT TIME ZONE 'UTC', r.created_at)) AS "lastSeenAt",
+             row_number() OVER (
+               PARTITION BY r.agent_id
+               ORDER BY max(coalesce(r.tested_at::timestamp AT TIME ZONE 'UTC', r.created_at)) DESC, count(*) DESC, r.agent_version DESC
+             ) AS rank
+        FROM ${PUBLIC_REPORTS}
+       WHERE ${IS_PUBLIC_REPORT} AND r.agent_version IS NOT NULL AND r.agent_id = ANY(${[...agentIds]}::uuid[])
+       GROUP BY r.agent_id, r.agent_version) v
+     WHERE v.rank <= ${MAX_AGENT_VERSIONS}
+     ORDER BY v."agentId", v.rank`;
+  for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
+  return byAgent;
 }

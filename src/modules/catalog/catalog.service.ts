@@ -10,7 +10,7 @@ import {
 import { cachedQuery } from '../directory/counts.js';
 import { SLUG_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
-import { findActiveAgent, listActiveAgents, listCategories, type AgentRow } from './catalog.repository.js';
+import { agentVersions, findActiveAgent, listActiveAgents, listCategories, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
 
 export async function categories(ctx: DirectoryContext, page: number) {
   const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE, await cachedQuery(ctx.prisma));
@@ -26,7 +26,8 @@ export async function categories(ctx: DirectoryContext, page: number) {
   };
 }
 
-const agentView = (links: Links, a: AgentRow) => ({
+/** An agent of the registry, with the versions seen in its public reports, newest first. */
+const agentView = (links: Links, a: AgentRow, versions: readonly AgentVersionRow[]) => ({
   id: a.id,
   slug: a.slug,
   name: a.name,
@@ -34,12 +35,15 @@ const agentView = (links: Links, a: AgentRow) => ({
   description: a.description,
   url: agentPageUrl(links, a.slug),
   merchantsUrl: agentMerchantsApiUrl(links, a.slug),
+  versions: versions.map((v) => ({ version: v.version, reportCount: v.reportCount, lastSeenAt: v.lastSeenAt.toISOString() })),
 });
 
 export async function agents(ctx: DirectoryContext, page: number) {
   const all = await listActiveAgents(ctx.prisma);
   const start = (page - 1) * PAGE_SIZE;
-  return { total: all.length, data: all.slice(start, start + PAGE_SIZE).map((a) => agentView(ctx, a)) };
+  const shown = all.slice(start, start + PAGE_SIZE);
+  const versions = await agentVersions(ctx.prisma, shown.map((a) => a.id));
+  return { total: all.length, data: shown.map((a) => agentView(ctx, a, versions.get(a.id) ?? [])) };
 }
 
 /** An active agent by slug, or a 404 for the agent-scoped paths. */

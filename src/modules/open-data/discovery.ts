@@ -55,9 +55,12 @@ ${newest}- [Atom feed](${d.feed}): newly approved reports and status changes
 
 // No `Allow: /`: allowed is the default, and parsers that take the first matching rule
 // (Python's urllib.robotparser) would let it allow everything below. Disallow lines only, so
-// first-match and longest-match parsers read the same rules.
+// first-match and longest-match parsers read the same rules. /mcp is not disallowed: llms.txt
+// sends agents there, and an agent that honours robots.txt must not read it as forbidden (it is
+// POST-only JSON-RPC, so a crawler's GET finds nothing to index: a 405).
 export function robotsTxt(links: Links): string {
   return `# Agent-Compatibility Directory. Agents: read ${links.baseUrl}/llms.txt and ${links.baseUrl}/agent-guide.
+# ${links.baseUrl}/mcp is the MCP endpoint for agents (POST only); it is not disallowed.
 User-agent: *
 Disallow: /admin
 Disallow: /profile/
@@ -65,7 +68,6 @@ Disallow: /reports/
 Disallow: /sign-in
 Disallow: /sign-out
 Disallow: /api/v1/automation/
-Disallow: /mcp
 
 Sitemap: ${links.baseUrl}/sitemap.xml
 `;
@@ -85,6 +87,7 @@ export function apiIndex(links: Links, hasDump: boolean) {
       agents: `${api}/agents`,
       reports: `${api}/reports`,
       submitReport: `${api}/reports`,
+      validateReport: `${api}/reports/validate`,
       whoAmI: `${api}/automation/me`,
       queue: `${api}/automation/queue`,
       ownReports: `${api}/automation/reports`,

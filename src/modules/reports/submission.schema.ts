@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS, type OutcomeKey } from '../aggregation/constants.js';
 import { storable } from '../../text.js';
+import { FIELD_DESCRIPTIONS } from './definitions.js';
 
 export const EXPERIENCE_MAX_LENGTH = 4_000;
 
@@ -36,10 +37,15 @@ const reportFields = {
     .literal(true, { error: `must be true, confirming that ${PRIVACY_CONDITIONS.join('; ')}` })
     .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}.`),
   capabilityResults: z
-    .strictObject(Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).optional()])) as Record<(typeof TASKS)[number], z.ZodOptional<z.ZodEnum<{ [K in OutcomeKey]: K }>>>)
-    .optional()
-    .describe('Outcome per attempted task; unattempted tasks are absent.'),
-  outcome: z.enum(OUTCOMES).optional().describe('Overall outcome; derived from capabilityResults when omitted.'),
+    .strictObject(
+      Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).describe(FIELD_DESCRIPTIONS.task(t)).optional()])) as Record<
+        (typeof TASKS)[number],
+        z.ZodOptional<z.ZodEnum<{ [K in OutcomeKey]: K }>>
+      >,
+    )
+    .describe(FIELD_DESCRIPTIONS.capabilityResults)
+    .optional(),
+  outcome: z.enum(OUTCOMES).describe(FIELD_DESCRIPTIONS.outcome).optional(),
   experience: z
     .string()
     .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
@@ -47,11 +53,11 @@ const reportFields = {
     .optional()
     .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters.`),
   testedAt: calendarDate.optional().describe('Date of the test, a UTC calendar day written YYYY-MM-DD, not in the future.'),
-  agentVersion: text(100).optional().describe('The agent\'s version, as its vendor names it.'),
-  region: text(100).optional().describe('Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given).'),
+  agentVersion: text(100).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
+  region: text(100).describe(FIELD_DESCRIPTIONS.region).optional(),
   task: text(500).optional().describe('What the agent was asked to do, in a sentence.'),
-  stage: z.enum(STAGES).optional().describe('Furthest stage reached.'),
-  failureReason: z.enum(FAILURE_REASONS).optional(),
+  stage: z.enum(STAGES).describe(FIELD_DESCRIPTIONS.stage).optional(),
+  failureReason: z.enum(FAILURE_REASONS).describe(FIELD_DESCRIPTIONS.failureReason).optional(),
   humanIntervention: z.boolean().optional().describe('Whether a person had to step in.'),
 };
 

@@ -85,6 +85,82 @@ function compare(existing: OwnReportRow, content: ReportContent, submitter: Subm
   throw duplicateProblem(existing, submitter, baseUrl);
 }
 
+/**
+ * Every check a submission goes through before it writes, in the same order: the date, the
+ * targets, the one-report rule (an identical report is `unchanged`, a different one a 409).
+ * Reads only. `existing` is the identical report already stored, if any.
+ */
+async function checkSubmission(deps: Pick<SubmissionDeps, 'prisma' | 'baseUrl'>, body: ReportSubmission, submitter: Submitter, now: Date) {
+  assertNotFuture(body.testedAt, now);
+  await checkTargets(deps.prisma, body, submitter);
+  const content = contentOf(body);
+  const key = { accountId: submitter.accountId, agentId: body.agentId, merchantId: body.adId };
+  const found = await findOwnReport(deps.prisma, key);
+  const existing = found ? compare(found, content, submitter, deps.baseUrl).report : null;
+  return { content, key, existing };
+}
+
+/** What a dry run says: the report as a submission would store it, and what the submission would do. */
+export type ValidationResult =
+  | { kind: 'created'; content: ReportContent; adId: string; agentId: string }
+  | { kind: 'unchanged'; content: ReportContent; adId: string; agentId: string; existing: OwnReportRow };
+
+/**
+ * POST /api/v1/reports/validate and the MCP tool validate_report: everything submitReport checks,
+ * with the same refusals (400 invalid field, 403 agent-mismatch, 409 duplicate-report), and
+ * nothing written: no report, no quota used (the request budgets are the caller's edge's).
+ */
+export async function validateSubmission(
+  deps: Pick<SubmissionDeps, 'prisma' | 'baseUrl'>,
+  body: ReportSubmission,
+  submitter: Submitter,
+  now: Date,
+): Promise<ValidationResult> {
+  const { content, existing } = await checkSubmission(deps, body, submitter, now);
+  const target = { content, adId: body.adId, agentId: body.agentId };
+  return existing ? { kind: 'unchanged', ...target, existing } : { kind: 'created', ...target };
+}
+
+/**
+ * The answer of a dry run, for every surface: what the submission would answer (its status and
+ * whether it would be `unchanged`), and the report as it would be stored and read back (the
+ * fields of spec 2.1 by name, absent ones null, the overall outcome derived when left out).
+ */
+export function validationView(links: { baseUrl: string }, result: ValidationResult) {
+  const { content } = result;
+  return {
+    valid: true as const,
+    wouldBe: result.kind,
+    submitStatus: result.kind === 'created' ? (201 as const) : (200 as const),
+    report: {
+      adId: result.adId,
+      agentId: result.agentId,
+      privacy: true as const,
+      capabilityResults: content.capabilityResults,
+      outcome: content.outcome,
+      outcomeDerived: !content.outcomeSupplied,
+      stage: content.stage,
+      failureReason: content.failureReason,
+      humanIntervention: content.humanIntervention,
+      testedAt: content.testedAt,
+      agentVersion: content.agentVersion,
+      region: content.region,
+      task: content.task,
+      experience: content.experience,
+    },
+    ...(result.kind === 'unchanged'
+      ? {
+          existingReport: {
+            id: result.existing.id,
+            status: result.existing.status,
+            updatedAt: result.existing.updatedAt.toISOString(),
+            reviewUrl: reviewUrl(links.baseUrl, result.existing.id),
+          },
+        }
+      : {}),
+  };
+}
+
 export async function submitReport(
   deps: SubmissionDeps,
   body: ReportSubmission,
@@ -92,13 +168,8 @@ export async function submitReport(
   now: Date,
   withinTransaction?: WithinTransaction,
 ): Promise<SubmissionResult> {
-  assertNotFuture(body.testedAt, now);
-  await checkTargets(deps.prisma, body, submitter);
-  const content = contentOf(body);
-  const key = { accountId: submitter.accountId, agentId: body.agentId, merchantId: body.adId };
-
-  const existing = await findOwnReport(deps.prisma, key);
-  if (existing) return compare(existing, content, submitter, deps.baseUrl);
+  const { content, key, existing } = await checkSubmission(deps, body, submitter, now);
+  if (existing) return { kind: 'unchanged', report: existing };
 
   // Only a submission that will write counts toward its quota.
   const quota = submitter.channel === 'AGENT_KEY' ? deps.agentQuota : deps.browserQuota;

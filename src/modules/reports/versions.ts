@@ -35,6 +35,9 @@ export function parseVersion(text: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
+/** The longest If-Match header read (a version is 26 characters quoted; a list of some 30 fits). */
+export const IF_MATCH_MAX_LENGTH = 1_024;
+
 export interface IfMatch {
   condition: VersionCondition;
   /** Weak tags named (never matched: If-Match compares strongly). */
@@ -56,6 +59,9 @@ const MALFORMED_DETAIL =
 export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   const text = header?.trim();
   if (!text) return undefined;
+  if (text.length > IF_MATCH_MAX_LENGTH) {
+    return { condition: null, weak: 0, malformed: invalidInput([{ parameter: 'If-Match', detail: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }], 'header') };
+  }
   if (text === '*') return { condition: '*', weak: 0 };
   const bare = parseVersion(text);
   if (bare) return { condition: [bare], weak: 0 };

@@ -18,6 +18,8 @@ import { Reach } from '../directory/schemas.js';
 import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
 import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
+import type { DefinedKey } from '../reports/definitions.js';
+import { VALIDATE_PATH } from '../reports/contribution-schema.js';
 
 interface JsonSchemaProperty {
   type?: string;
@@ -33,8 +35,6 @@ interface JsonSchemaProperty {
 
 const RULE = '='.repeat(78);
 const n = (value: number) => value.toLocaleString('en-US');
-const keyList = (items: ReadonlyArray<{ key: string; label: string }>) =>
-  items.map((i) => `  ${i.key.padEnd(18)} ${i.label}`).join('\n');
 /** `text` after `prefix`, wrapped at `width` with continuation lines under the text's start. */
 function wrap(prefix: string, text: string, width = 96): string {
   const pad = ' '.repeat(prefix.length);
@@ -71,15 +71,21 @@ export const MCP_TOOL_SUMMARIES: Readonly<Record<string, string>> = {
     'Search the directory (GET /api/v1/merchants): q, category, agent, outcome, stage, region, days, minReports, reaches, task, ' +
     'taskStatus, minConfidence, sort (reach: furthest first), page, view ("compact" is far smaller). Each agent summary has its reach.',
   get_merchant: 'One merchant by slugOrId, with a summary (its reach and the status of each task) for every active agent (GET /api/v1/merchants/{slugOrId}).',
-  list_agents: 'Active agents: id, slug, name, vendor (GET /api/v1/agents); page.',
+  list_agents: 'Active agents: id, slug, name, vendor, versions seen in approved reports, newest first (GET /api/v1/agents); page.',
+  list_agent_merchants: "One agent's merchants (GET /api/v1/agents/{slug}/merchants): agent (its slug) and the filters of search_merchants.",
+  list_reports: 'Recent approved reports, newest first (GET /api/v1/reports): agent, merchant, outcome, page.',
+  get_report: 'One approved report by id (GET /api/v1/reports/{id}): where evidence links point.',
+  get_contribution_schema:
+    'The contribution schema (GET /api/v1/contribution-schema): every key with its definition, the rules, the limits, the body schema. Also the MCP resource contribution-schema.',
+  validate_report: 'KEY. A dry run of submit_report (POST /api/v1/reports/validate): the same checks and refusals, nothing written.',
   list_categories: 'Canonical categories: name, slug, page URL, public merchant count (GET /api/v1/categories); page.',
   whoami: 'KEY. Your agent (agent.id is your agentId), your key and every limit with what remains (GET /api/v1/automation/me).',
-  get_queue: 'KEY. The work queue (GET /api/v1/automation/queue): limit, after, category, retestAfterDays.',
+  get_queue: 'KEY. The work queue (GET /api/v1/automation/queue): limit, after, category, retestAfterDays, retest ("only": just the merchants due for a retest).',
   submit_report: 'KEY. Submit a report (POST /api/v1/reports); the arguments are the fields of a report body.',
   list_my_reports: 'KEY. Your reports, newest first (GET /api/v1/automation/reports): limit, after, merchant.',
   get_my_report: 'KEY. One of your reports by id (GET /api/v1/automation/reports/{id}).',
   update_report:
-    'KEY. Replace a report (PUT /api/v1/automation/reports/{id}): id, version (the If-Match value: updatedAt), report (the body as read, with your changes).',
+    'KEY. Replace a report (PUT /api/v1/automation/reports/{id}): id, version (its updatedAt as read), report (data of get_my_report, with your changes).',
 };
 
 /**
@@ -100,6 +106,26 @@ function pretty(value: unknown, column = 0, depth = 0, width = 100): string {
   return `{\n${members.join(',\n')}\n${'  '.repeat(depth)}}`;
 }
 
+/** Fields whose schema description carries the definitions: the guide lists those below the fields instead. */
+const DEFINED_BELOW: Readonly<Record<string, string>> = {
+  capabilityResults: 'Outcome per attempted task (tasks, outcomes and rules below).',
+  outcome: 'Overall outcome; derived from capabilityResults when omitted (outcomes below).',
+  stage: 'The furthest stage reached (the rule and the stages below).',
+  failureReason: 'One reason (the rule and the reasons below).',
+};
+
+/** Keys with their labels, definitions and examples, one block per key. */
+const definedList = (items: readonly DefinedKey[]) =>
+  items
+    .map((i) =>
+      [
+        `  ${i.key.padEnd(18)} ${i.label}`,
+        wrap(' '.repeat(21), i.definition),
+        ...(i.example ? [wrap(' '.repeat(21), `Example: ${i.example}`)] : []),
+      ].join('\n'),
+    )
+    .join('\n');
+
 function fieldRules(body: Record<string, unknown>): string {
   const properties = (body.properties ?? {}) as Record<string, JsonSchemaProperty>;
   const required = new Set((body.required ?? []) as string[]);
@@ -113,7 +139,8 @@ function fieldRules(body: Record<string, unknown>): string {
       else if (p.type) parts.push(p.type);
       if (p.minLength !== undefined && p.minLength > 0) parts.push('not empty');
       if (p.maxLength !== undefined) parts.push(`at most ${p.maxLength.toLocaleString('en-US')} characters`);
-      const description = p.description && name !== 'privacy' ? ` ${p.description}` : '';
+      const text = DEFINED_BELOW[name] ?? p.description;
+      const description = text && name !== 'privacy' ? ` ${text}` : '';
       return wrap(`  ${name.padEnd(18)} `, `${parts.join('; ')}.${description}`);
     })
     .join('\n');
@@ -239,6 +266,23 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
     experience: 'Second attempt: the quantity picker accepted the item at once; stopped at the checkout page as instructed.',
   };
   const { methodology: _m, disclaimer: _d, ...readFields } = read;
+  // The dry run's report: spec order of tasks, absent fields null, the outcome derived.
+  const normalized = {
+    adId: merchantId,
+    agentId,
+    privacy: true,
+    capabilityResults: report.capabilityResults,
+    outcome: 'PARTIAL',
+    outcomeDerived: true,
+    stage: report.stage,
+    failureReason: report.failureReason,
+    humanIntervention: report.humanIntervention,
+    testedAt: report.testedAt,
+    agentVersion: report.agentVersion,
+    region: report.region,
+    task: report.task,
+    experience: report.experience,
+  };
   const put = { ...readFields, ...changes };
   const queueItem = (id: string, slug: string, name: string, category: { name: string; slug: string }) => ({
     id,
@@ -291,21 +335,37 @@ ${json({
   nextCursor: '<CURSOR>',
   ...notice,
 })}
-  => Test Paper Crane Hobbies (only if you are authorised to), report it (step 3), then do the
+  => Test Paper Crane Hobbies (only if you are authorised to), report it (steps 3 and 4), then do the
      same for Circuit Sparrow. Then GET the next page: the same URL plus &after=<CURSOR> (or
      follow the Link header) and go on until nextCursor is null.
 
-Step 3. Report the first merchant.
-${block(`POST ${baseUrl}/api/v1/reports
+Step 3. Check the report without submitting it (a dry run: nothing is written).
+${block(`POST ${baseUrl}${VALIDATE_PATH}
 Authorization: Bearer ${key}
 Content-Type: application/json`)}
 ${json(report)}
+  Answer:
+${block(`HTTP/1.1 200 OK
+Cache-Control: no-store
+${policies()}
+${remaining(3, 46, 58)}`)}
+${json({ valid: true, wouldBe: 'created', submitStatus: 201, report: normalized, ...notice })}
+  => The body is valid and a POST would create the report (201). report is what would be stored:
+     fields you left out are null, and outcome is derived (outcomeDerived: true): PARTIAL, as
+     the task outcomes are mixed. Only private:address and private:account were counted; the
+     agent-submissions quota was not touched. An invalid body would get the 400 the POST gives.
+
+Step 4. Report the first merchant: POST the same body.
+${block(`POST ${baseUrl}/api/v1/reports
+Authorization: Bearer ${key}
+Content-Type: application/json`)}
+  (the body of step 3)
   Answer:
 ${block(`HTTP/1.1 201 Created
 Location: ${reportUrl}
 ETag: "${v1}"
 ${policies(true)}
-${remaining(3, 44, 57, subs - 1)}`)}
+${remaining(4, 44, 57, subs - 1)}`)}
 ${json({ id: reportId, status: 'PENDING', reviewUrl, updatedAt: v1, url: reportUrl, unchanged: false, ...notice })}
   => Keep id and updatedAt. Location and url are this report in the API; reviewUrl is your
      person's page (it needs a browser sign-in): do not fetch it.
@@ -330,7 +390,7 @@ ${json({
   updateUrl: reportUrl,
 })}
 
-Step 4. Later: read the report before changing it.
+Step 5. Later: read the report before changing it.
 ${block(`GET ${reportUrl}
 Authorization: Bearer ${key}`)}
   Answer:
@@ -340,7 +400,7 @@ ${json(read)}
   => The spec fields as written (capabilityResults may come back in another key order: order
      does not matter), the derived outcome PARTIAL, and the server's fields.
 
-Step 5. Change it: send back what you read, with your changes, at the version you read.
+Step 6. Change it: send back what you read, with your changes, at the version you read.
      Here CART now works and the agent reached CHECKOUT. outcome was derived from the old
      capabilityResults, so it is set to null to be derived again (or set it yourself).
 ${block(`PUT ${reportUrl}
@@ -352,14 +412,14 @@ ${json(put)}
 ${block(`HTTP/1.1 200 OK
 ETag: "${v2}"
 ${policies(true)}
-${remaining(7, 35, 48, subs - 2)}`)}
+${remaining(8, 35, 48, subs - 2)}`)}
 ${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: false, url: reportUrl, ...notice })}
   => The new version is ${v2}. A GET now shows outcome WORKS (derived)
      and stage CHECKOUT.
      Had the report been APPROVED, it would now be PENDING again (off the public directory
      until a moderator approves it again).
 
-Step 6. What a stale version does. Another change (humanIntervention true), still naming the old
+Step 7. What a stale version does. Another change (humanIntervention true), still naming the old
      version "${v1}":
 ${block(`HTTP/1.1 409 Conflict
 Content-Type: application/problem+json`)}
@@ -374,13 +434,31 @@ ${json({
   => Nothing was written. GET the report again, re-apply your change to what you read, PUT it
      with If-Match: "${v2}".
 
-  The step 5 body sent again with the same old version, unquoted this time
+  The step 6 body sent again with the same old version, unquoted this time
   (If-Match: ${v1}), is identical to the stored report, so it is not refused,
   whatever version it names:
 ${block(`HTTP/1.1 200 OK
 ETag: "${v2}"`)}
-${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: true, url: reportUrl, ...notice })}`;
+${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: true, url: reportUrl, ...notice })}
+
+Step 8. ${RETEST_DAYS_LATER} days later: the merchants due for a retest, and only those.
+${block(`GET ${baseUrl}/api/v1/automation/queue?retest=only&retestAfterDays=30
+Authorization: Bearer ${key}`)}
+  Answer:
+${block(`HTTP/1.1 200 OK`)}
+${json({
+  items: [{ ...queueItem(merchantId, 'paper-crane-hobbies', 'Paper Crane Hobbies', { name: 'Toys & Games', slug: 'toys-games' }), existingReport: { id: reportId, status: 'PENDING', updatedAt: v2 } }],
+  nextCursor: null,
+  ...notice,
+})}
+  => Your report of Paper Crane Hobbies was last changed more than 30 days ago. Test it again,
+     then GET ${reportUrl}
+     and PUT the update with If-Match: "${v2}" (steps 5 and 6). Merchants you never reported are
+     not listed here (without retest=only, they are listed too).`;
 }
+
+/** How long after the worked example's report its retest-only queue is read. */
+export const RETEST_DAYS_LATER = 40;
 
 export function agentGuide(baseUrl: string, limits: Config['limits']): string {
   const schema = contributionSchema(baseUrl, limits);
@@ -461,7 +539,8 @@ operations, rules, answers and limits.`,
      what remains of each limit.
   3. GET /api/v1/automation/queue?limit=${l.queueLimit.default}: merchants to test. Follow nextCursor until it is null.
   4. Test a merchant with your agent, only where you are authorised to.
-  5. POST /api/v1/reports with what you found. Keep id and updatedAt from the answer.
+  5. POST /api/v1/reports with what you found (POST ${VALIDATE_PATH} first checks a body
+     without submitting it). Keep id and updatedAt from the answer.
   6. To change a report: GET /api/v1/automation/reports/{id}, edit what you read, PUT it back
      to the same address with If-Match: <updatedAt you read>.
   7. On 401 or 403 stop. On 429 or 503 wait Retry-After seconds. After an empty pass wait an
@@ -540,22 +619,26 @@ ${schema.privacyConditions.map((c) => `                 * ${c}`).join('\n')}
 
 Rules:
 ${wrap('  - ', schema.resultRule)}
-  - Put only the tasks you actually attempted in capabilityResults; leave the others out.
-    Never mark a task failed because the overall attempt failed.
   - agentId must be the agent of your key (else 403 agent-mismatch). adId and agentId cannot
     change later.
   - One report per account, merchant and agent. To change it, replace it (section ${num('own')}).
   - Unknown fields are refused with 400, and so are client-supplied author ids or statuses.
   - Screenshots can only be attached by a person, through the browser form at /reports/new.
 
-Task keys (capabilityResults), in order:
-${keyList(schema.tasks)}
+How to fill a report in (the same rules as the contribution schema's rules and the OpenAPI
+field descriptions):
+${Object.values(schema.rules)
+  .map((rule) => wrap('  - ', rule, 94))
+  .join('\n')}
+
+Task keys (capabilityResults), in order, with what each means:
+${definedList(schema.tasks)}
 Outcome keys (capabilityResults values and outcome):
-${keyList(schema.outcomes)}
-Stage keys (stage = the furthest stage reached):
-${keyList(schema.stages)}
-Failure-reason keys (failureReason):
-${keyList(schema.failureReasons)}
+${definedList(schema.outcomes)}
+Stage keys (stage = the furthest stage reached; for a blocked run, where it was blocked):
+${definedList(schema.stages)}
+Failure-reason keys (failureReason, one per report):
+${definedList(schema.failureReasons)}
 
 Example body (replace the <...> placeholders):
 ${indent(JSON.stringify(example, null, 2), 2)}`,
@@ -584,7 +667,21 @@ Answers:
   403  agent-mismatch: agentId is not your key's agent. STOP: use agent.id of /api/v1/automation/me.
   429  The agent-submissions quota (changed submissions per hour) or a request limit.
 Only a POST or PUT that writes counts toward agent-submissions; unchanged, refused and
-invalid ones do not.`,
+invalid ones do not.
+
+A dry run first, if you are unsure of a body:
+POST ${baseUrl}${VALIDATE_PATH}
+  The same headers and body as POST /api/v1/reports, and the same checks in the same order,
+  but nothing is written and agent-submissions is not used (private:address and
+  private:account count it like any key request).
+  200  Valid: { valid: true, wouldBe, submitStatus, report, existingReport? }. wouldBe is
+       "created" (the POST would answer 201) or "unchanged" (your identical report exists:
+       the POST would answer 200; existingReport {id, status, updatedAt, reviewUrl} names it).
+       report is the report as it would be stored and read back: absent fields null, outcome
+       derived when you left it out (outcomeDerived: true).
+  400, 403, 409  Exactly the problem the POST would give (validation-failed, agent-mismatch,
+       duplicate-report), so fix the body or PUT your existing report instead.
+The MCP tool validate_report answers the same.`,
     },
     {
       id: 'queue',
@@ -600,6 +697,22 @@ Query parameters (repeat the same filters on every page of a pass):
                    more than this many days ago (by you or by a moderator's decision); such
                    items carry existingReport { id, status, updatedAt }.
                    Omit it to get never-reported merchants only.
+  retest           include (the default) or only. retest=only lists just the merchants due
+                   for a retest (it needs retestAfterDays; without it, a 400 naming retest):
+                   GET ${e.retestQueue.url}
+An item due for a retest (the rest of the item as below):
+${indent(
+  pretty({
+    id: '<MERCHANT_ID>',
+    slug: 'paper-crane-hobbies',
+    name: 'Paper Crane Hobbies',
+    '…': '…',
+    existingReport: { id: '<REPORT_ID>', status: 'APPROVED', updatedAt: '2026-06-02T09:14:27.512Z' },
+  }),
+  2,
+)}
+  => GET /api/v1/automation/reports/<REPORT_ID>, test again, PUT the update with If-Match:
+     "2026-06-02T09:14:27.512Z". Never POST a second report for it (that is a 409).
 Each item: id (the adId to report), slug, name, website, categoryInfo {name, slug, url}
 (category {name, slug} is the older shape of the same), profileUrl (the merchant's page),
 apiUrl (GET it for the merchant's public record) and, when retesting, existingReport.
@@ -669,7 +782,7 @@ PUT ${e.update.url}
     },
     {
       id: 'example',
-      title: 'Worked example: one queue pass, one POST, one PUT',
+      title: 'Worked example: one queue pass, a dry run, one POST, one PUT, a retest',
       body: workedExample(baseUrl, limits),
     },
     {
@@ -802,6 +915,7 @@ ${problemCodesByStatus()}`,
   Private requests                      ${n(l.privateRequestsPerAccountPerMinute)} per minute per account (automation and bearer reports)
   Private requests per address          ${n(l.privateRequestsPerAddressPerMinute)} per minute per client address
   Public requests                       ${n(l.publicRequestsPerAddressPerMinute)} per minute per client address
+  Pages (HTML, this guide included)     ${n(l.publicRequestsPerAddressPerMinute)} per minute per client address (policy "pages")
   Refused keys                          ${n(limits.failedKeysPerAddressPerMinute)} per minute per client address: after that many
                                         key requests without a working key, 429
   Queue limit                           ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}
@@ -817,7 +931,8 @@ one line per policy that applies, every policy listed:
   RateLimit: "private:account"; r=${l.privateRequestsPerAccountPerMinute - 1}; t=60
       r = what remains, t = seconds until the window resets
 Policies: public (public reads and /mcp), private:address and private:account (every key
-request), agent-submissions (on a POST or PUT that writes). Read them to pace yourself, and
+request, the dry run included), agent-submissions (on a POST or PUT that writes), pages (the
+HTML pages such as this guide: ${n(l.publicRequestsPerAddressPerMinute)} per 60 s per client address, a budget of its own). Read them to pace yourself, and
 GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
     },
     {
@@ -837,10 +952,14 @@ GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
              limit an HTTP 429 with Retry-After, answered to the request itself.
 Tools (tools/list gives each one's full description and input schema; KEY = needs the key):
 ${tools}
-Answers are the HTTP API's bodies, as structuredContent and as JSON text. Cursors work in
-both doors. A refusal is a tool result with isError: true whose JSON is the problem the API
-would send (type, title, status, detail, errors), plus retryAfter (seconds) where the API
-sends Retry-After (429, 503). Act on it as on the HTTP status (section ${num('errors')}): on 401 or 403
+Every answer is { data, methodology, disclaimer } as structuredContent (and the same JSON as
+text): data is the HTTP API's resource; numbered lists add total, page, pageSize (the HTTP
+body itself); cursor lists (get_queue, list_my_reports) add nextCursor; the KEY tools add
+limits, what remains of each limit the call counted against (the RateLimit headers of the
+HTTP API). Each tool declares its outputSchema. Cursors work in both doors. A refusal is a
+tool result with isError: true whose text is the problem JSON the API would send (type,
+title, status, detail, errors), worded with the tool's arguments (update_report's version,
+never If-Match), plus retryAfter (seconds) where the API sends Retry-After (429, 503). Act on it as on the HTTP status (section ${num('errors')}): on 401 or 403
 stop; on 429 or 503 wait retryAfter seconds; on 400 fix what errors names (update_report's
 pointers are relative to report). A KEY tool called without a key is listed but refused
 (401 missing-credentials); nothing is written. The same rules hold: one report per merchant

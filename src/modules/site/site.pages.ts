@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../http/problem.js';
-import { cacheScope } from '../../http/middleware/response-cache.js';
+import { cacheScope, cacheShows } from '../../http/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
 import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
@@ -190,6 +190,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
           : `Shops where ${agentName} gets through ${REACH_STEP_WORDS[reachTask]}`
         : 'Merchants';
     // Sponsored listings: at most three compact lines above the results; any more below them.
+    // The page's merchants: a change of one of them drops the cached page at once.
+    if (results) cacheShows(res, results.data.map((m) => m.id));
     const sponsoredListings = results?.data.filter((m) => m.sponsored) ?? [];
     const listings = results?.data.filter((m) => !m.sponsored) ?? [];
     const table = layout === 'table' && results ? await reachTable(listings, agentList, Boolean(values.agent)) : null;
