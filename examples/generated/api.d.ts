@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Check a report without submitting it (a dry run)
-         * @description The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request.
+         * @description The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
          */
         post: operations["validateReport"];
         delete?: never;
@@ -253,7 +253,7 @@ export interface paths {
         };
         /**
          * Merchants this account has not yet reported for the key's agent
-         * @description A sequential work queue, not a reservation. By default: approved canonical merchants this account has not yet reported for the key's agent. With retestAfterDays (7-365) also those whose report by this account for this agent was last changed more than that many days ago; with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. Repeat the filters on every page (or follow the `next` Link); limit 1-50 (default 20); nextCursor null ends a pass; after an empty pass wait at least an hour.
+         * @description A sequential work queue, not a reservation. The queue lists approved canonical public merchants (shops added by contributors wait for a moderator first) that this account has not reported for the key's agent, oldest first (merchants added during a pass come later); it reserves nothing. Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue. For retestAfterDays use 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses. With retestAfterDays (7-365) also those whose report by this account for this agent was last changed more than that many days ago; with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. Repeat the filters on every page (or follow the `next` Link); limit 1-50 (default 20); nextCursor null ends a pass. After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.
          */
         get: operations["automationQueue"];
         put?: never;
@@ -298,7 +298,7 @@ export interface paths {
         get: operations["automationReport"];
         /**
          * Replace one of the account's reports
-         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept.
+         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience if it matters.
          */
         put: operations["updateReport"];
         post?: never;
@@ -735,7 +735,7 @@ export interface components {
              */
             agentId: string;
             /**
-             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections.
+             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
              * @constant
              */
             privacy: true;
@@ -782,11 +782,11 @@ export interface components {
              * @enum {string}
              */
             outcome?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-            /** @description Free-text note, up to 4000 characters. */
+            /** @description Free-text note, up to 4000 characters. An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience if it matters. */
             experience?: string;
-            /** @description Date of the test, a UTC calendar day written YYYY-MM-DD, not in the future. */
+            /** @description Date of the test, a calendar day written YYYY-MM-DD, not in the future: today's UTC date, or the tester's own day where it is already tomorrow (up to one day past today's UTC date is taken). */
             testedAt?: string;
-            /** @description agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, newest first. Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess. */
+            /** @description agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, newest first by lastSeenAt (the newest test naming the version), not by version number. Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess. */
             agentVersion?: string;
             /** @description Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given). Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess. */
             region?: string;
@@ -817,7 +817,7 @@ export interface components {
              */
             agentId: string;
             /**
-             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections.
+             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
              * @constant
              */
             privacy: true;
@@ -944,6 +944,8 @@ export interface components {
                 unattempted: string;
                 unknownFields: string;
                 agentVersion: string;
+                update: string;
+                trial: string;
                 blockedExample: string;
             };
             privacyConditions: string[];

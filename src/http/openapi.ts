@@ -12,6 +12,7 @@ import { DISCLAIMER } from '../modules/directory/notice.js';
 import { RegistryAgentList } from '../modules/catalog/catalog.schemas.js';
 import { ContributionSchema, RETEST_AFTER_DAYS, QUEUE_LIMIT } from '../modules/reports/contribution-schema.js';
 import { IF_MATCH_MAX_LENGTH } from '../modules/reports/versions.js';
+import { QUEUE_RULES, REPORTING_RULES } from '../modules/reports/definitions.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -212,11 +213,11 @@ const OPENAPI_DOCUMENT: JsonSchema = {
 };
 
 const QUEUE_DESCRIPTION =
-  'A sequential work queue, not a reservation. By default: approved canonical merchants this account has not yet reported for the key\'s agent. ' +
+  `A sequential work queue, not a reservation. ${QUEUE_RULES.contents} ${QUEUE_RULES.order} ${QUEUE_RULES.retestAfterDays} ` +
   `With retestAfterDays (${RETEST_AFTER_DAYS.min}-${RETEST_AFTER_DAYS.max}) also those whose report by this account for this agent was last changed more than that many days ago; ` +
   'with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: ' +
   'GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. ' +
-  `Repeat the filters on every page (or follow the \`next\` Link); limit ${QUEUE_LIMIT.min}-${QUEUE_LIMIT.max} (default ${QUEUE_LIMIT.default}); nextCursor null ends a pass; after an empty pass wait at least an hour.`;
+  `Repeat the filters on every page (or follow the \`next\` Link); limit ${QUEUE_LIMIT.min}-${QUEUE_LIMIT.max} (default ${QUEUE_LIMIT.default}); nextCursor null ends a pass. ${QUEUE_RULES.emptyPass}`;
 
 /** Examples of the queue's answer: a retest-only page, showing existingReport. */
 function queueExamples(baseUrl: string) {
@@ -369,7 +370,8 @@ function paths(baseUrl: string): Record<string, unknown> {
         operationId: 'validateReport',
         summary: 'Check a report without submitting it (a dry run)',
         description:
-          'The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request.',
+          'The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. ' +
+          REPORTING_RULES.trial,
         tags: ['Contribution'],
         security: bearerOrSession,
         requestBody: jsonBody('ReportSubmission'),
@@ -442,7 +444,8 @@ function paths(baseUrl: string): Record<string, unknown> {
         operationId: 'updateReport',
         summary: "Replace one of the account's reports",
         description:
-          'A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept.',
+          'A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. ' +
+          REPORTING_RULES.update,
         parameters: [
           reportId,
           {

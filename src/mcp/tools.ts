@@ -44,6 +44,7 @@ import {
   DEFINED_STAGES,
   DEFINED_TASKS,
   REPORTING_RULES,
+  QUEUE_RULES,
   type DefinedKey,
 } from '../modules/reports/definitions.js';
 import { Answers, jsonSchemaOf, type JsonSchema } from './schemas.js';
@@ -431,15 +432,15 @@ const getQueue = privateTool({
   name: 'get_queue',
   title: 'Get the work queue',
   description:
-    'The next merchants this account has not reported yet for the key\'s agent (GET /api/v1/automation/queue), in a fixed order. ' +
+    `The next merchants this account has not reported yet for the key's agent (GET /api/v1/automation/queue). ${QUEUE_RULES.contents} ${QUEUE_RULES.order} ` +
     'Pass nextCursor as after for the next page and repeat the same filters; nextCursor null ends the pass. Nothing is reserved. ' +
     'retestAfterDays (7-365) also lists merchants whose report (by this account, for this agent) was last changed more than that many days ago; ' +
-    'with retest "only" it lists only those, the merchants due for a retest (retest needs retestAfterDays). Such an item carries existingReport, ' +
+    `with retest "only" it lists only those, the merchants due for a retest (retest needs retestAfterDays). ${QUEUE_RULES.retestAfterDays} Such an item carries existingReport, ` +
     'your report: e.g. { "id": "0196f3a2-5c1e-7b4d-9a0e-2f6c8d1b3e4a", "slug": "example-shop", …, "existingReport": { "id": ' +
     '"0196f3a2-9d7e-7c21-8b5f-6a4e2d0c1b9f", "status": "APPROVED", "updatedAt": "2026-01-31T12:00:00.000Z" } }. Test the merchant again, ' +
     'then change that report with update_report (id: existingReport.id; version: the updatedAt of get_my_report); never submit_report it again. ' +
     'Answer: { data: [merchant…], nextCursor, methodology, disclaimer, limits }; categoryInfo is the merchant\'s category. ' +
-    `After an empty pass wait at least an hour before starting another. ${KEY_RULE}`,
+    `${QUEUE_RULES.emptyPass} ${KEY_RULE}`,
   input: queueQuery,
   output: Answers.queue,
   annotations: READ,

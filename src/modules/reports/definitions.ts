@@ -164,12 +164,35 @@ export const REPORTING_RULES = {
   unknownFields:
     'Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess.',
   agentVersion:
-    'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, newest first.',
+    'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, ' +
+    'newest first by lastSeenAt (the newest test naming the version), not by version number.',
+  update:
+    'An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, ' +
+    'and mention an earlier run in experience if it matters.',
+  trial:
+    'To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, ' +
+    'since privacy: true declares an actual, authorised one.',
   blockedExample:
     'A blocked run, reported: the agent searched, opened a product page and was stopped by a CAPTCHA when adding it to the cart: ' +
     'capabilityResults {ACCESS: WORKS, SEARCH: WORKS, DETAILS: WORKS, CART: BLOCKED}, stage CART, failureReason CAPTCHA, outcome left out (derived PARTIAL).',
 } as const;
 export type ReportingRule = keyof typeof REPORTING_RULES;
+
+/**
+ * How to walk the work queue, said the same way in the OpenAPI document, the MCP get_queue
+ * description and the agent guide.
+ */
+export const QUEUE_RULES = {
+  contents:
+    'The queue lists approved canonical public merchants (shops added by contributors wait for a moderator first) that this account has not reported for the key\'s agent, ' +
+    'oldest first (merchants added during a pass come later); it reserves nothing.',
+  order:
+    'Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue.',
+  retestAfterDays:
+    'For retestAfterDays use 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses.',
+  emptyPass:
+    'After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.',
+} as const;
 
 /** A list of keys with their definitions in one line each: `KEY: definition` (for descriptions). */
 const keyLines = (items: readonly DefinedKey[]) =>
@@ -187,6 +210,8 @@ export const FIELD_DESCRIPTIONS = {
   stage: `${REPORTING_RULES.stage} ${keyLines(DEFINED_STAGES)}`,
   failureReason: `${REPORTING_RULES.failureReason} ${keyLines(DEFINED_FAILURE_REASONS)}`,
   agentVersion: `${REPORTING_RULES.agentVersion} ${REPORTING_RULES.unknownFields}`,
+  privacy: REPORTING_RULES.trial,
+  experience: REPORTING_RULES.update,
   region:
     'Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given). ' + REPORTING_RULES.unknownFields,
 } as const;

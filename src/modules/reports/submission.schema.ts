@@ -16,6 +16,11 @@ export const PRIVACY_CONDITIONS = [
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).superRefine(storable());
 
+/** Words that stand for "not known": the field is left out instead (REPORTING_RULES.unknownFields). */
+const PLACEHOLDER = /^(?:unknown|n\/?a|none|null|undefined|not known|-+|\?+)$/i;
+const known = (field: ReturnType<typeof text>) =>
+  field.refine((value) => !PLACEHOLDER.test(value), 'leave this field out when it is not known (never "unknown", "n/a" or a guess)');
+
 /** The earliest test date taken (before it, the date is a typo, and PostgreSQL has no year 0). */
 export const EARLIEST_TEST_DATE = '2000-01-01';
 
@@ -35,7 +40,7 @@ const reportFields = {
   agentId: z.uuid('must be an agent id').describe('Agent id, from the agents endpoint (GET /api/v1/automation/me names a key\'s own). Cannot change later.'),
   privacy: z
     .literal(true, { error: `must be true, confirming that ${PRIVACY_CONDITIONS.join('; ')}` })
-    .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}.`),
+    .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}. ${FIELD_DESCRIPTIONS.privacy}`),
   capabilityResults: z
     .strictObject(
       Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).describe(FIELD_DESCRIPTIONS.task(t)).optional()])) as Record<
@@ -51,10 +56,12 @@ const reportFields = {
     .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
     .superRefine(storable({ multiline: true }))
     .optional()
-    .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters.`),
-  testedAt: calendarDate.optional().describe('Date of the test, a UTC calendar day written YYYY-MM-DD, not in the future.'),
-  agentVersion: text(100).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
-  region: text(100).describe(FIELD_DESCRIPTIONS.region).optional(),
+    .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters. ${FIELD_DESCRIPTIONS.experience}`),
+  testedAt: calendarDate
+    .optional()
+    .describe("Date of the test, a calendar day written YYYY-MM-DD, not in the future: today's UTC date, or the tester's own day where it is already tomorrow (up to one day past today's UTC date is taken)."),
+  agentVersion: known(text(100)).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
+  region: known(text(100)).describe(FIELD_DESCRIPTIONS.region).optional(),
   task: text(500).optional().describe('What the agent was asked to do, in a sentence.'),
   stage: z.enum(STAGES).describe(FIELD_DESCRIPTIONS.stage).optional(),
   failureReason: z.enum(FAILURE_REASONS).describe(FIELD_DESCRIPTIONS.failureReason).optional(),

@@ -18,7 +18,7 @@ import { Reach } from '../directory/schemas.js';
 import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
 import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
-import type { DefinedKey } from '../reports/definitions.js';
+import { QUEUE_RULES, type DefinedKey } from '../reports/definitions.js';
 import { VALIDATE_PATH } from '../reports/contribution-schema.js';
 
 interface JsonSchemaProperty {
@@ -689,6 +689,7 @@ The MCP tool validate_report answers the same.`,
       body: `GET ${e.queue.url}
 Lists approved canonical merchants (section ${num('words')}) that your account has not yet reported for
 your key's agent, in a fixed order (merchant id; merchants added during a pass come later).
+${wrap('', `${QUEUE_RULES.contents} ${QUEUE_RULES.order} ${QUEUE_RULES.retestAfterDays} ${QUEUE_RULES.emptyPass}`, 92)}
 Query parameters (repeat the same filters on every page of a pass):
   limit            items per page, ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}
   after            the nextCursor of the previous page (omit on the first page)
