@@ -20,6 +20,7 @@ import { openDataRouter } from './http/routers/open-data.js';
 import { pagesRouter } from './http/routers/pages.js';
 import { sessionMiddleware } from './http/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import { registerDecisionNotices } from './modules/moderation/decision-notices.js';
 import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
@@ -159,6 +160,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps.pool));
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  // Every moderation decision through this app's database client e-mails the report's author.
+  registerDecisionNotices(deps.prisma, { mailer, baseUrl: config.baseUrl, logger });
   app.use(
     pagesRouter({
       config,

@@ -5,6 +5,7 @@ import { formatDate, formatTime, isoDay } from '../dates.js';
 import { notFound } from '../errors.js';
 import type { FieldErrors, FormResult, FormValues } from '../forms.js';
 import { FAILURE_REASON_LABELS, OUTCOME_LABELS, OUTCOMES, STAGE_LABELS, TASK_LABELS, TASKS } from '../modules/aggregation/constants.js';
+import { authorHandle } from '../modules/moderation/author-handle.js';
 import { UUID_PATTERN } from '../text.js';
 import { redirectToSignIn } from './middleware/auth.js';
 import { HttpProblem } from './problem.js';
@@ -12,6 +13,8 @@ import { HttpProblem } from './problem.js';
 export interface Flash {
   kind: 'ok' | 'error';
   text: string;
+  /** A link after the text (after a decision: back to the report decided). */
+  link?: { href: string; text: string };
 }
 
 declare module 'express-session' {
@@ -70,8 +73,8 @@ export const requireModerator: RequestHandler = (req, res, next) => {
 /** The 404 page of an admin thing ("Merchant not found"). */
 export const notFoundPage = (what: string) => notFound(`There is no ${what.toLowerCase()} at this address.`, `${what} not found`);
 
-export function setFlash(req: Request, kind: Flash['kind'], text: string): void {
-  req.session.adminFlash = { kind, text };
+export function setFlash(req: Request, kind: Flash['kind'], text: string, link?: Flash['link']): void {
+  req.session.adminFlash = link ? { kind, text, link } : { kind, text };
 }
 
 const helpers = {
@@ -85,6 +88,8 @@ const helpers = {
   tasks: TASKS,
   outcomes: OUTCOMES,
   statusLabels: { PENDING: 'Pending', APPROVED: 'Approved', REJECTED: 'Rejected' } as Record<string, string>,
+  /** How moderators' pages name an author without the address (modules/moderation/author-handle.ts). */
+  authorHandle,
 };
 
 export type Section = 'overview' | 'reports' | 'merchants' | 'categories' | 'agents' | 'accounts' | 'audit';

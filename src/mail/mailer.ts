@@ -9,6 +9,23 @@ import type { Logger } from '../logger.js';
 
 export interface Mailer {
   sendSignInLink(to: string, link: string, expiresInMinutes: number): Promise<void>;
+  /** Tells a report's author what a moderator decided (modules/moderation/decision-notices.ts). */
+  sendDecisionNotice(to: string, notice: DecisionNotice): Promise<void>;
+}
+
+/** One moderation decision, as its author is told about it. */
+export interface DecisionNotice {
+  decision: 'approved' | 'rejected' | 'withdrawn';
+  /** Withdrawn only: where the report went (back to moderation, or rejected). */
+  to?: 'PENDING' | 'REJECTED';
+  merchantName: string;
+  agentName: string;
+  /** The moderator's feedback (approved, rejected) or reason (withdrawn), shown to the author. */
+  feedback: string | null;
+  /** The author's "My reports" page, absolute. */
+  myReportsUrl: string;
+  /** The report's edit form, absolute. */
+  editUrl: string;
 }
 
 export interface MailerOptions {
@@ -31,6 +48,41 @@ function signInMessage(link: string, minutes: number) {
       `It works once and expires in ${minutes} minutes. If you did not ask to sign in, ignore this message.`,
     ].join('\n'),
   };
+}
+
+export function decisionMessage(n: DecisionNotice) {
+  const report = `your report on ${n.merchantName} (tested with ${n.agentName})`;
+  const lines: string[] = [];
+  let subject: string;
+  if (n.decision === 'approved') {
+    subject = `Your report on ${n.merchantName} is approved`;
+    lines.push(`A moderator approved ${report}. It is now part of the public directory.`);
+    if (n.feedback) lines.push('', 'Feedback from the moderator:', '', n.feedback);
+  } else if (n.decision === 'rejected') {
+    subject = `Your report on ${n.merchantName} was not approved`;
+    lines.push(`A moderator did not approve ${report}, so it is not part of the directory.`, '', 'Feedback from the moderator:', '', n.feedback ?? '');
+    lines.push('', `You can change the report and send it to moderation again: ${n.editUrl}`);
+  } else {
+    subject = `Your report on ${n.merchantName} was withdrawn from the directory`;
+    lines.push(
+      `A moderator withdrew ${report} from the public directory. ${
+        n.to === 'PENDING' ? 'It is waiting for moderation again.' : 'It is now rejected.'
+      }`,
+      '',
+      'The reason given:',
+      '',
+      n.feedback ?? '',
+      '',
+      `You can change the report and send it to moderation again: ${n.editUrl}`,
+    );
+  }
+  lines.push(
+    '',
+    `All your reports and what the moderators decided: ${n.myReportsUrl}`,
+    '',
+    `You get this e-mail because you sent the report. To stop these e-mails, untick "E-mail me" on My reports: ${n.myReportsUrl}#notifications`,
+  );
+  return { subject, text: lines.join('\n') };
 }
 
 /** Created on first use, never at import time. */
@@ -57,6 +109,9 @@ export function createMailer(options: MailerOptions): Mailer {
       await send(to, signInMessage(link, minutes));
       // Only without a mail server: the operator running it locally is the recipient.
       if (outbox) options.logger.info({ link }, 'sign-in link written to the outbox');
+    },
+    async sendDecisionNotice(to, notice) {
+      await send(to, decisionMessage(notice));
     },
   };
 }

@@ -8,6 +8,7 @@ import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { accountWithKey } from '../setup/actors.js';
 import { csrfTokenOf } from '../setup/session.js';
 import { htmlProblems } from '../pages/html-validate.js';
+import { authorHandle } from '../../src/modules/moderation/author-handle.js';
 import {
   adminTestApp,
   decideOnPage,
@@ -44,6 +45,21 @@ describe('moderating reports on /admin', () => {
 
   /** A bulk-approval checkbox's value: the report and the revision the list showed it at. */
   const selection = async (id: string) => `${id}@${(await t.db.prisma.report.findUniqueOrThrow({ where: { id } })).updatedAt.toISOString()}`;
+
+  /**
+   * A decision's answer (issue 28): a redirect to the next pending report (the oldest other than
+   * the one decided), or to the queue when none is left.
+   */
+  async function decidedThenNext(res: request.Response, decidedId: string): Promise<string> {
+    const next = await t.db.prisma.report.findFirst({
+      where: { status: 'PENDING', id: { not: decidedId } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    const location = next ? `/admin/reports/${next.id}` : '/admin/reports';
+    redirectedTo(res, location);
+    return location;
+  }
 
   /** Signs in as the report's author (the demo author's address). */
   async function author(r: ReportRef): Promise<Client> {
@@ -94,7 +110,10 @@ describe('moderating reports on /admin', () => {
     });
     const authorEmail = (await t.db.prisma.account.findUniqueOrThrow({ where: { id: r.accountId } })).email;
     const res = await moderator.get(`/admin/reports/${r.id}`).expect(200);
-    expect(res.text).toContain(authorEmail);
+    // The author by handle, the address only on the account page (issue 28).
+    expect(res.text).not.toContain(authorEmail);
+    expect(res.text).toContain(`<code id="author-handle">${authorHandle(r.accountId)}</code>`);
+    expect(res.text).toContain(`href="/admin/accounts/${r.accountId}">Open the account</a>`);
     expect(res.text).toContain('Add to cart');
     expect(res.text).toContain('CAPTCHA / human verification');
     expect(res.text).not.toContain('<script>alert(1)</script>');
@@ -108,14 +127,15 @@ describe('moderating reports on /admin', () => {
     const r = await pick('PENDING');
     const before = await publicCounts(request(t.app), r);
     const res = await decideOnPage(moderator, r.id, 'approve', { feedback: 'Clear, thanks.' });
-    redirectedTo(res, `/admin/reports/${r.id}`);
+    const next = await decidedThenNext(res, r.id);
     const after = await publicCounts(request(t.app), r);
     expect(after).toEqual({ merchant: before.merchant + 1, agent: before.agent + 1 });
     expect(await status(r.id)).toBe('APPROVED');
     await request(t.app).get(`/api/v1/reports/${r.id}`).expect(200);
     expect(await audit(r.id)).toMatchObject([{ actorId: moderatorId, action: 'approve', fromStatus: 'PENDING', toStatus: 'APPROVED' }]);
+    const confirmed = await moderator.get(next).expect(200);
+    expect(confirmed.text).toContain('Approved the report on');
     const page = await moderator.get(`/admin/reports/${r.id}`).expect(200);
-    expect(page.text).toContain('Report approved');
     expect(page.text).toContain('Withdraw from the directory');
   });
 
@@ -133,7 +153,7 @@ describe('moderating reports on /admin', () => {
       feedback: 'Please add the step where it failed.',
       note: 'SECRET-NOTE-4711 looks like a duplicate account',
     });
-    redirectedTo(res, `/admin/reports/${r.id}`);
+    await decidedThenNext(res, r.id);
     expect(await status(r.id)).toBe('REJECTED');
     expect(await publicCounts(request(t.app), r)).toEqual(before);
 
@@ -209,10 +229,7 @@ describe('moderating reports on /admin', () => {
       [toRejected, 'REJECTED'],
     ] as const) {
       const before = await publicCounts(request(t.app), r);
-      redirectedTo(
-        await decideOnPage(moderator, r.id, 'withdraw', { to, reason: 'The screenshots show a different shop.' }),
-        `/admin/reports/${r.id}`,
-      );
+      await decidedThenNext(await decideOnPage(moderator, r.id, 'withdraw', { to, reason: 'The screenshots show a different shop.' }), r.id);
       expect(await status(r.id)).toBe(to);
       const after = await publicCounts(request(t.app), r);
       expect(after).toEqual({ merchant: before.merchant - 1, agent: before.agent - 1 });
@@ -356,7 +373,7 @@ describe('moderating reports on /admin', () => {
         .set('Origin', TEST_BASE_URL)
         .type('form')
         .send({ _csrf: csrfTokenOf(refused.text), revision: revisionIn(refused.text) });
-      redirectedTo(approved, `/admin/reports/${r.id}`);
+      await decidedThenNext(approved, r.id);
       expect((await stored(r.id)).status).toBe('APPROVED');
       const published = await request(t.app).get(`/api/v1/reports/${r.id}`).expect(200);
       expect(published.text).toContain('SWAPPED B');
@@ -390,10 +407,10 @@ describe('moderating reports on /admin', () => {
 
       // Approved at what is current now; the author changes it and another moderator approves
       // that: a withdrawal written against the first approved text is refused.
-      redirectedTo(await decideOnPage(moderator, r.id, 'approve'), `/admin/reports/${r.id}`);
+      await decidedThenNext(await decideOnPage(moderator, r.id, 'approve'), r.id);
       const approvedPage = await moderator.get(`/admin/reports/${r.id}`).expect(200);
       await r.replace(revisionIn(approvedPage.text), 'third words');
-      redirectedTo(await decideOnPage(moderator2, r.id, 'approve'), `/admin/reports/${r.id}`);
+      await decidedThenNext(await decideOnPage(moderator2, r.id, 'approve'), r.id);
       const withdrawn = await moderator
         .post(`/admin/reports/${r.id}/withdraw`)
         .set('Origin', TEST_BASE_URL)

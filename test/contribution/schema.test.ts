@@ -68,6 +68,7 @@ describe('GET /api/v1/contribution-schema', () => {
     expect(REPORTING_RULES.stage).toContain('not the last one that worked');
     expect(REPORTING_RULES.stopAtPayment).toContain('CHECKOUT as WORKS');
     expect(REPORTING_RULES.unknownFields).toMatch(/agentVersion and region out/);
+    expect(REPORTING_RULES.unknownFields).toMatch(/humanIntervention too/);
     expect(doc.components.schemas.ReportSubmission.properties.region.description).toContain(REPORTING_RULES.unknownFields);
     expect(doc.components.schemas.ReportSubmission.properties.agentVersion.description).toContain(REPORTING_RULES.unknownFields);
   });

@@ -90,7 +90,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/metrics', as: 'anonymous', errors: /^application\/problem\+json/ },
   { method: 'GET', path: '/problems/:problem', as: 'anonymous' },
   { method: 'GET', path: '/admin', as: 'moderator' },
-  { method: 'GET', path: '/admin/reports', as: 'moderator', params: ['status', 'agent', 'merchant', 'page', 'sort'] },
+  { method: 'GET', path: '/admin/reports', as: 'moderator', params: ['status', 'agent', 'merchant', 'page', 'sort', 'author'] },
   { method: 'GET', path: '/admin/reports/:report', as: 'moderator' },
   { method: 'POST', path: '/admin/reports/:pending/approve', as: 'moderator', body: 'form' },
   { method: 'POST', path: '/admin/reports/:pending/reject', as: 'moderator', body: 'form' },

@@ -93,10 +93,13 @@ describe('XSS through free-text fields', () => {
       .field('outcome', 'WORKS')
       .field('testedAt', DEMO_NOW.slice(0, 10))
       .field('privacy', 'on');
-    for (const field of REPORT_FIELDS) post = post.field(field, payload(field));
+    // The region must be a country now (issue 28): markup there is refused, so it goes in
+    // directly, as a region stored before the rule (free text) would be.
+    for (const field of REPORT_FIELDS) if (field !== 'region') post = post.field(field, payload(field));
     const created = await post;
     expect(created.status, created.text.slice(0, 500)).toBe(303);
     reportId = /\/reports\/([^/]+)\/review/.exec(created.headers.location as string)![1]!;
+    await t.db.prisma.report.update({ where: { id: reportId }, data: { region: payload('region') } });
     const stored = await t.db.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
     for (const field of REPORT_FIELDS) expect(stored[field]).toBe(payload(field));
 
@@ -154,14 +157,13 @@ describe('XSS through free-text fields', () => {
       'categoryName',
       'agentName',
       'agentVendor',
-      'email',
     ]);
+    // The author's address is on the account page only (issue 28: authors by handle elsewhere).
     expectEscaped(await page(moderator, `/admin/reports?status=APPROVED&agent=${agent.slug}`), '/admin/reports', [
       'experience',
       'merchantName',
       'categoryName',
       'agentName',
-      'email',
     ]);
   });
 

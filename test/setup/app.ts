@@ -1,4 +1,5 @@
 // The whole application over a fresh test database, with a clock the test controls.
+import { decisionNoticesSent } from '../../src/modules/moderation/decision-notices.js';
 import { mkdtempSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -89,6 +90,8 @@ export async function createTestApp(
     versions,
     responseViolations: violations,
     async close() {
+      // Decision e-mails go out after the decision, in the background: none outlives the database.
+      await decisionNoticesSent(db.prisma);
       await versions.close();
       await db.drop();
       if (violations.length > 0) {

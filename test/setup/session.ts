@@ -1,7 +1,7 @@
 // Signing in as a person does, through the link that the mailer sends.
 import request from 'supertest';
 import type { Express } from 'express';
-import type { Mailer } from '../../src/mail/mailer.js';
+import type { DecisionNotice, Mailer } from '../../src/mail/mailer.js';
 import { TEST_BASE_URL } from './app.js';
 
 export interface CapturedMail {
@@ -10,12 +10,21 @@ export interface CapturedMail {
 }
 
 /** A mailer that keeps the sign-in links it was asked to send. */
-export function captureMailer(): Mailer & { sent: CapturedMail[]; lastLinkFor(to: string): string } {
+export function captureMailer(): Mailer & {
+  sent: CapturedMail[];
+  notices: Array<{ to: string; notice: DecisionNotice }>;
+  lastLinkFor(to: string): string;
+} {
   const sent: CapturedMail[] = [];
+  const notices: Array<{ to: string; notice: DecisionNotice }> = [];
   return {
     sent,
+    notices,
     async sendSignInLink(to, link) {
       sent.push({ to, link });
+    },
+    async sendDecisionNotice(to, notice) {
+      notices.push({ to, notice });
     },
     lastLinkFor(to) {
       const mail = sent.filter((m) => m.to === to).at(-1);

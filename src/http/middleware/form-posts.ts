@@ -8,7 +8,7 @@ import { requireSameOrigin } from './origin.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function guardFormPosts(origin: string, uploadPaths: ReadonlySet<string>): RequestHandler {
+export function guardFormPosts(origin: string, uploadPaths: Pick<ReadonlySet<string>, 'has'>): RequestHandler {
   const sameOrigin = requireSameOrigin(origin);
   return (req, res, next) => {
     if (!STATE_CHANGING.has(req.method)) return next();

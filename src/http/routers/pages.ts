@@ -7,16 +7,17 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { signInHandlers } from '../../modules/accounts/sign-in.pages.js';
+import { SIGNED_OUT_PATH, signInHandlers } from '../../modules/accounts/sign-in.pages.js';
 import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
-import { MY_REPORTS_PATH, myReportsHandlers } from '../../modules/reports/my-reports.pages.js';
+import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
 import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
 import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { guardFormPosts } from '../middleware/form-posts.js';
 import { layoutLocals } from '../middleware/layout.js';
+import { moderationLink } from '../middleware/moderation-link.js';
 import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
 import { screenshotUpload } from '../middleware/uploads.js';
@@ -34,8 +35,8 @@ export interface PagesDeps {
   responses: ResponseCache;
 }
 
-/** The form posts that take files (multipart). */
-const UPLOAD_PATHS = new Set(['/reports/new']);
+/** The form posts that take files (multipart): the contribution form and the author's edit form. */
+const UPLOAD_PATHS = { has: (path: string) => path === '/reports/new' || /^\/reports\/[^/]+\/edit$/.test(path) };
 
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
@@ -83,7 +84,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
   // memory before any session work; everyone else's are built for them (and compressed).
   router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
-  router.use(deps.session, loadSessionAccount(prisma), provideCsrfToken);
+  router.use(deps.session, loadSessionAccount(prisma), moderationLink(prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
   router.use(guardFormPosts(config.origin, UPLOAD_PATHS));
 
@@ -103,6 +104,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.post('/sign-in', signIn.perClient, signIn.perAddress, signIn.sendLink);
   router.get('/sign-in/verify', signIn.verify);
   router.post('/sign-out', signIn.signOut);
+  router.get(SIGNED_OUT_PATH, signIn.signedOut);
 
   // Agent keys.
   router.get(KEYS_PAGE_PATH, requireSignedInPage, keys.page);
@@ -117,13 +119,15 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   // The author's own reports: the list, one report, its screenshots, changing it (as the API's PUT).
   router.get(MY_REPORTS_PATH, requireSignedInPage, myReports.page);
+  router.post(NOTIFICATIONS_PATH, requireSignedInForm(MY_REPORTS_PATH), myReports.notifications);
   router.get('/reports', (_req, res) => res.redirect(302, MY_REPORTS_PATH));
   router.get('/reports/:id/review', requireSignedInPage, reportForm.review);
   router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportForm.screenshot);
   router.get('/reports/:id/edit', requireSignedInPage, reportForm.editForm);
-  router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), reportForm.saveEdit);
+  router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), screenshotUpload, verifyCsrfToken, reportForm.saveEdit);
 
-  // The moderators' pages.
+  // The moderators' pages (/moderation is the name people guess for them).
+  router.get('/moderation', (_req, res) => res.redirect(302, '/admin'));
   router.use('/admin', adminRouter({ prisma, clock, dataDir: config.dataDir }));
   return router;
 }

@@ -19,6 +19,24 @@ export interface SignInPageDeps extends SignInDeps {
 
 const HOUR = 3_600_000;
 
+/** Where signing out lands: a page of its own that says so (shared by everyone, so cacheable). */
+export const SIGNED_OUT_PATH = '/sign-out/done';
+
+/**
+ * Why the sign-in page is shown, from the page it returns to afterwards (`next`): a person sent
+ * here by "Report a test" reads "Sign in to report a test". Null for a plain visit.
+ */
+export function signInReason(next: string | null): string | null {
+  if (!next) return null;
+  const path = next.split(/[?#]/)[0]!;
+  if (path === '/reports/new') return 'Sign in to report a test';
+  if (/^\/reports\/[^/]+\/edit$/.test(path)) return 'Sign in to change your report';
+  if (path.startsWith('/reports/') || path === '/profile/reports') return 'Sign in to see your reports';
+  if (path === '/profile/agents') return 'Sign in to manage the keys for your agents';
+  if (path === '/admin' || path.startsWith('/admin/')) return 'Sign in to moderate';
+  return null;
+}
+
 function renderLimited(_req: Request, res: Response, retryAfter: number) {
   res.status(429).render('errors/error', {
     title: 'Too many sign-in requests',
@@ -51,9 +69,11 @@ export function signInHandlers(deps: SignInPageDeps) {
   });
 
   const form: RequestHandler = (req, res) => {
+    const next = safeNextPath(req.query.next, deps.baseUrl);
     res.render('pages/sign-in', {
       title: 'Sign in',
-      next: safeNextPath(req.query.next, deps.baseUrl) ?? '',
+      next: next ?? '',
+      reason: signInReason(next),
       email: '',
       error: null,
     });
@@ -69,6 +89,7 @@ export function signInHandlers(deps: SignInPageDeps) {
         title: 'Sign in',
         hasErrors: true,
         next: next ?? '',
+        reason: signInReason(next),
         email: typeof body.email === 'string' ? body.email : '',
         error: given ? 'Enter a valid e-mail address.' : 'Enter your e-mail address.',
       });
@@ -76,7 +97,7 @@ export function signInHandlers(deps: SignInPageDeps) {
     }
     await requestSignInLink(deps, email.data, next, deps.clock.now());
     // The same answer whether or not an account exists for this address.
-    res.render('pages/sign-in-sent', { title: 'Check your e-mail', email: email.data, minutes: SIGN_IN_LINK_MINUTES });
+    res.render('pages/sign-in-sent', { title: 'Check your e-mail', email: email.data, minutes: SIGN_IN_LINK_MINUTES, reason: signInReason(next) });
   };
 
   const verify: RequestHandler = async (req, res) => {
@@ -101,8 +122,15 @@ export function signInHandlers(deps: SignInPageDeps) {
   const signOut: RequestHandler = async (req, res) => {
     await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
     res.clearCookie(SESSION_COOKIE, { path: '/' });
-    res.redirect(303, '/');
+    res.redirect(303, SIGNED_OUT_PATH);
   };
 
-  return { form, perClient, perAddress, sendLink, verify, signOut };
+  /** GET /sign-out/done: the confirmation, the same for everyone (nothing personal: a shared page can hold it). */
+  const signedOut: RequestHandler = (_req, res) => {
+    // Someone still signed in (a bookmark, another tab signed in again) is not told otherwise.
+    if (res.locals.account) return res.redirect(303, '/');
+    res.render('pages/signed-out', { title: 'You are signed out' });
+  };
+
+  return { form, perClient, perAddress, sendLink, verify, signOut, signedOut };
 }

@@ -12,3 +12,11 @@ export async function insertScreenshots(db: Db, reportId: string, stored: readon
 export async function screenshotFile(prisma: PrismaClient, id: string) {
   return prisma.screenshotEvidence.findUnique({ where: { id }, select: { storagePath: true, mediaType: true, sizeBytes: true } });
 }
+
+/** Removes some of a report's screenshots (in the transaction that replaces it); returns their stored files, to delete after the commit. */
+export async function deleteScreenshots(db: Db, reportId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.screenshotEvidence.findMany({ where: { reportId, id: { in: [...ids] } }, select: { storagePath: true } });
+  await db.screenshotEvidence.deleteMany({ where: { reportId, id: { in: [...ids] } } });
+  return rows.map((r) => r.storagePath);
+}

@@ -80,15 +80,27 @@ export function keyPageHandlers(deps: KeysPageDeps) {
     const account = res.locals.account!;
     const now = deps.clock.now();
     const [agents, keys] = await Promise.all([listActiveAgents(deps.prisma), listKeys(deps.prisma, account.id, now)]);
+    // "Your agents": the agents this account has keys for (newest key first), before every other agent.
+    const yours = new Map<string, { id: string; slug: string; name: string; active: boolean; activeKeys: number; keys: number }>();
+    for (const key of keys) {
+      const entry = yours.get(key.agent.id) ?? { ...key.agent, activeKeys: 0, keys: 0 };
+      entry.keys += 1;
+      if (key.state === 'active') entry.activeKeys += 1;
+      yours.set(key.agent.id, entry);
+    }
     // The page may hold a key: never cached anywhere.
     res.set('Cache-Control', 'no-store');
     res.status(status).render('pages/profile-agents', {
-      title: 'Agent keys',
+      title: 'Keys for your agents',
       hasErrors: Boolean(view.error),
       summary: view.error ? [{ text: view.error, ...(view.errorField ? { href: `#${view.errorField}` } : {}) }] : [],
       pageFlash: view.flash ?? null,
       agents,
+      yourAgents: [...yours.values()],
+      yourAgentIds: new Set(yours.keys()),
+      otherAgents: agents.filter((a) => !yours.has(a.id)),
       keys,
+      baseUrl: deps.baseUrl.replace(/\/+$/, ''),
       suspended: account.suspended,
       error: view.error ?? null,
       selectedAgentId: view.selectedAgentId ?? '',

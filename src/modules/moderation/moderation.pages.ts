@@ -32,15 +32,21 @@ import { UUID_PATTERN } from '../../text.js';
 import { recentAuditEntries } from '../audit/audit.repository.js';
 import { auditTargetUrl } from '../audit/audit.pages.js';
 import {
+  defaultSort,
   filterChoices,
   nextPendingReport,
   oldestPending,
   QUEUE_PAGE_SIZE,
+  QUEUE_SORTS,
   queueCounts,
   queuePage,
   reportDetail,
+  reportHeading,
   type QueueFilter,
+  type ReportDetail,
 } from './queue.repository.js';
+import { AUTHOR_HANDLE_PATTERN, authorHandle } from './author-handle.js';
+import { contentAt, diffContent, editDiffs, type VersionContent } from './revision-diff.js';
 
 const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 const STATUS_LABEL: Record<ReportStatus, string> = { PENDING: 'Pending', APPROVED: 'Approved', REJECTED: 'Rejected' };
@@ -65,6 +71,16 @@ const queueQuery = z.object({
   category: z.preprocess(blankToUndefined, z.string().trim().max(100, 'Too long').optional()),
   minAgeDays: days('Minimum age'),
   maxAgeDays: days('Maximum age'),
+  author: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(AUTHOR_HANDLE_PATTERN, 'An author handle is 10 characters, digits and the letters a to f, as the queue shows it')
+      .optional(),
+  ),
+  sort: z.preprocess(blankToUndefined, z.enum(QUEUE_SORTS, 'Choose oldest first or newest first').optional()),
   page: z.preprocess(
     blankToUndefined,
     z.string().regex(/^\d+$/, 'Not a page number').transform(Number).pipe(z.number().int().min(1).max(10_000)).default(1),
@@ -110,7 +126,7 @@ function safeQueueReturn(value: string | undefined): string {
 
 function queueSearch(query: Record<string, unknown>): FormValues {
   const values: FormValues = {};
-  for (const name of ['status', 'agent', 'merchant', 'category', 'minAgeDays', 'maxAgeDays', 'page']) {
+  for (const name of ['status', 'agent', 'merchant', 'category', 'minAgeDays', 'maxAgeDays', 'author', 'sort', 'page']) {
     const v = query[name];
     if (typeof v === 'string') values[name] = v;
   }
@@ -148,6 +164,8 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         total,
         counts,
         choices,
+        sort: filter.sort ?? defaultSort(filter.status),
+        authorHandle,
         page: filter.page,
         pages: Math.max(1, Math.ceil(total / QUEUE_PAGE_SIZE)),
         pageUrl,
@@ -173,10 +191,15 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     forms: ReportForms = {},
     conflict: string | null = null,
     reviewed: Date | null = null,
+    changedSince: Date | null = null,
   ) {
     const report = await reportDetail(prisma, id);
     if (!report) throw notFoundPage('Report');
     const nextPending = await nextPendingReport(prisma, id);
+    const current = currentContent(report);
+    // After a refusal for a changed report: what changed between the revision the moderator
+    // reviewed and the one shown now (only fields that changed; none when only a decision moved it).
+    const reviewedChanges = changedSince ? diffContent(contentAt(current, report.revisions, changedSince), current).filter((f) => f.changed) : null;
     const form = (name: FormName, defaults: FormValues = {}) => forms[name] ?? { values: defaults, errors: {} };
     renderAdmin(
       req,
@@ -189,6 +212,9 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         revision: (reviewed ?? report.updatedAt).toISOString(),
         nextPending,
         conflict,
+        reviewedChanges,
+        edits: editDiffs(current, report.revisions),
+        handle: authorHandle(report.account.id),
         forms: {
           approve: form('approve'),
           reject: form('reject'),
@@ -206,8 +232,20 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     const values = formValues(req.body);
     try {
       const message = await action(id, values);
-      setFlash(req, 'ok', message);
-      res.redirect(303, `/admin/reports/${id}`);
+      if (name === 'notes') {
+        setFlash(req, 'ok', message);
+        res.redirect(303, `/admin/reports/${id}`);
+        return;
+      }
+      // A decision: the confirmation names the report and links back to it; the next step is
+      // the next pending report (the oldest, as the queue lists them), or the queue when none is left.
+      const [heading, next] = await Promise.all([reportHeading(prisma, id), nextPendingReport(prisma, id)]);
+      const subject = heading ? `the report on ${heading.merchant} with ${heading.agent}` : 'the report';
+      setFlash(req, 'ok', `${message.replace('{report}', () => subject)} ${next ? 'Here is the next pending report.' : 'No pending reports are left.'}`, {
+        href: `/admin/reports/${id}`,
+        text: 'Open the report you decided',
+      });
+      res.redirect(303, next ? `/admin/reports/${next}` : '/admin/reports');
     } catch (error) {
       if (error instanceof FormError) {
         await showReport(req, res, id, 400, { [name]: { values, errors: error.errors } }, null, parseRevision(values.revision));
@@ -225,6 +263,8 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
           `This report changed since you opened it${error.revision ? ` (you reviewed revision ${error.revision.toISOString()})` : ''}: its author replaced the content, or another decision moved it. ` +
             `Your ${DECISION[name]} was not applied and the report is still ${STATUS_LABEL[error.currentStatus].toLowerCase()}. ` +
             `Below is the report as it is now, revision ${error.currentRevision.toISOString()}: review it and decide again.`,
+          null,
+          error.revision ?? null,
         );
       } else if (error instanceof ModerationConflictError) {
         await showReport(
@@ -295,7 +335,16 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         );
       }
       if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
-      setFlash(req, result.alreadyModerated.length || result.changed.length || result.notFound.length ? 'error' : 'ok', parts.join(' '));
+      // The list stays the next step (what is left of it is on the page); the link opens the
+      // next pending report, as after a single decision.
+      const next = await nextPendingReport(prisma);
+      if (!next) parts.push('No pending reports are left.');
+      setFlash(
+        req,
+        result.alreadyModerated.length || result.changed.length || result.notFound.length ? 'error' : 'ok',
+        parts.join(' '),
+        next ? { href: `/admin/reports/${next}`, text: 'Open the next pending report' } : undefined,
+      );
       res.redirect(303, returnUrl);
     }) as RequestHandler,
 
@@ -305,7 +354,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
       decide(req, res, 'approve', async (id, values) => {
         const form = formOrThrow(approveForm, values);
         await approveReport(prisma, { reportId: id, revision: form.revision, actorId: actorOf(res), feedback: form.feedback, now: deps.clock.now() });
-        return 'Report approved: it is public now.';
+        return 'Approved {report}: it is public now.';
       })) as RequestHandler,
 
     reject: ((req, res) =>
@@ -319,7 +368,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
           note: form.note,
           now: deps.clock.now(),
         });
-        return 'Report rejected: the author can read your feedback.';
+        return 'Rejected {report}: its author can read your feedback.';
       })) as RequestHandler,
 
     withdraw: ((req, res) =>
@@ -334,7 +383,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
           note: form.note,
           now: deps.clock.now(),
         });
-        return `Report withdrawn from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
+        return `Withdrew {report} from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
       })) as RequestHandler,
 
     notes: ((req, res) =>
@@ -351,6 +400,22 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
       const file = await screenshotFile(prisma, id);
       if (!file || !(await sendScreenshot(res, deps.dataDir, id, file))) throw notFoundPage('Screenshot');
     }) as RequestHandler,
+  };
+}
+
+/** The report's content as it is now, in the shape of a revision's (revision-diff.ts). */
+function currentContent(report: ReportDetail): VersionContent {
+  return {
+    capabilityResults: (report.capabilityResults ?? {}) as Record<string, unknown>,
+    outcome: report.outcome,
+    stage: report.stage,
+    failureReason: report.failureReason,
+    testedAt: report.testedAt,
+    agentVersion: report.agentVersion,
+    region: report.region,
+    task: report.task,
+    humanIntervention: report.humanIntervention,
+    experience: report.experience,
   };
 }
 

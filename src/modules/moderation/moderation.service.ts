@@ -20,6 +20,7 @@ import {
 } from './moderation.repository.js';
 import { reportDetail, type ReportDetail } from './queue.repository.js';
 import { UUID_PATTERN } from '../../text.js';
+import { notifyDecision } from './decision-notices.js';
 
 /** Longest feedback, note or reason accepted (the report's own free text allows 4,000). */
 export const MODERATION_TEXT_MAX = 4000;
@@ -193,7 +194,7 @@ interface Transition {
 async function moderate(prisma: PrismaClient, t: Transition): Promise<ModerationResult> {
   // Not a UUID: no report can have this id, and PostgreSQL would reject the cast.
   if (!UUID_PATTERN.test(t.reportId)) throw new ReportNotFoundError(t.reportId);
-  return prisma.$transaction(async (tx) => {
+  const result = await prisma.$transaction(async (tx) => {
     const report: TransitionedReport | null = await transitionReport(tx, {
       reportId: t.reportId,
       from: t.from,
@@ -228,6 +229,9 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
     await evidenceChanged(tx, { pairs: [{ merchantId: report.merchantId, agentId: report.agentId }] }, t.now);
     return { id: report.id, status: t.to, fromStatus: t.from, revision: report.updatedAt };
   });
+  // After the commit, in the background: a mail failure is logged and never undoes the decision.
+  notifyDecision(prisma, { reportId: result.id, action: t.action, to: t.to, feedback: t.feedback });
+  return result;
 }
 
 /** PENDING -> APPROVED: the report becomes public evidence. */

@@ -3,6 +3,7 @@
 import type { Prisma, PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { escapeLike } from '../../db/like.js';
+import { AUTHOR_HANDLE_LENGTH } from './author-handle.js';
 
 export const QUEUE_PAGE_SIZE = 50;
 
@@ -18,14 +19,38 @@ export interface QueueFilter {
   minAgeDays?: number;
   /** Submitted at most this many days ago. */
   maxAgeDays?: number;
+  /** The author's handle (author-handle.ts): reports of the accounts with that handle. */
+  author?: string;
+  /**
+   * Pending reports by submission, oldest first (the default) or newest first; decided ones by
+   * their latest decision, newest first (the default) or oldest first.
+   */
+  sort?: QueueSort;
   page: number;
   now: Date;
 }
 
+export const QUEUE_SORTS = ['oldest', 'newest'] as const;
+export type QueueSort = (typeof QUEUE_SORTS)[number];
+/** The order a list has when none is chosen: the queue oldest first, decisions latest first. */
+export const defaultSort = (status: ReportStatus): QueueSort => (status === 'PENDING' ? 'oldest' : 'newest');
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function queueWhere(f: QueueFilter): Prisma.ReportWhereInput {
+/**
+ * The accounts whose handle is `handle`: the same digest as authorHandle, computed by the
+ * database over the accounts (no index: a moderator's filter, not a hot path).
+ */
+async function accountsWithHandle(prisma: PrismaClient, handle: string): Promise<string[]> {
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    SELECT id::text AS id FROM accounts
+     WHERE left(encode(sha256(convert_to(id::text, 'UTF8')), 'hex'), ${AUTHOR_HANDLE_LENGTH}) = ${handle}`;
+  return rows.map((r) => r.id);
+}
+
+function queueWhere(f: QueueFilter, authors: string[] | null): Prisma.ReportWhereInput {
   const where: Prisma.ReportWhereInput = { status: f.status };
+  if (authors) where.accountId = { in: authors };
   if (f.agent) where.agent = { slug: f.agent };
   const merchant: Prisma.MerchantWhereInput[] = [];
   if (f.merchant) {
@@ -46,19 +71,23 @@ function queueWhere(f: QueueFilter): Prisma.ReportWhereInput {
   return where;
 }
 
-// Pending reports oldest first (the queue); decided ones by their latest decision.
-const queueOrder = (status: ReportStatus): Prisma.ReportOrderByWithRelationInput[] =>
-  status === 'PENDING'
-    ? [{ createdAt: 'asc' }, { id: 'asc' }]
-    : [{ moderatedAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'asc' }];
+// Pending reports by submission (the queue, oldest first unless asked); decided ones by their
+// latest decision (latest first unless asked).
+const queueOrder = (status: ReportStatus, sort: QueueSort): Prisma.ReportOrderByWithRelationInput[] => {
+  const dir = sort === 'oldest' ? 'asc' : 'desc';
+  return status === 'PENDING'
+    ? [{ createdAt: dir }, { id: dir }]
+    : [{ moderatedAt: { sort: dir, nulls: 'last' } }, { createdAt: dir }, { id: 'asc' }];
+};
 
 export async function queuePage(prisma: PrismaClient, f: QueueFilter) {
-  const where = queueWhere(f);
+  const authors = f.author ? await accountsWithHandle(prisma, f.author) : null;
+  const where = queueWhere(f, authors);
   const [total, rows] = await Promise.all([
     prisma.report.count({ where }),
     prisma.report.findMany({
       where,
-      orderBy: queueOrder(f.status),
+      orderBy: queueOrder(f.status, f.sort ?? defaultSort(f.status)),
       skip: (f.page - 1) * QUEUE_PAGE_SIZE,
       take: QUEUE_PAGE_SIZE,
       select: {
@@ -73,7 +102,7 @@ export async function queuePage(prisma: PrismaClient, f: QueueFilter) {
         moderatedAt: true,
         merchant: { select: { id: true, name: true, slug: true, isPublic: true, categoryRef: { select: { name: true } } } },
         agent: { select: { name: true, slug: true, active: true } },
-        account: { select: { id: true, email: true } },
+        account: { select: { id: true } },
         _count: { select: { evidence: true, revisions: true } },
       },
     }),
@@ -128,12 +157,23 @@ export async function reportDetail(prisma: PrismaClient, id: string) {
 
 export type ReportDetail = NonNullable<Awaited<ReturnType<typeof reportDetail>>>;
 
-/** The oldest pending report other than `exceptId`: where a moderator goes next. */
-export async function nextPendingReport(prisma: PrismaClient, exceptId: string): Promise<string | null> {
+/** The oldest pending report (other than `exceptId`): where a moderator goes next. */
+export async function nextPendingReport(prisma: PrismaClient, exceptId?: string): Promise<string | null> {
   const next = await prisma.report.findFirst({
-    where: { status: 'PENDING', id: { not: exceptId } },
+    where: exceptId ? { status: 'PENDING', id: { not: exceptId } } : { status: 'PENDING' },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: { id: true },
   });
   return next?.id ?? null;
+}
+
+/** How many reports wait for a decision: the header's "Moderation (N pending)" (index on status). */
+export async function pendingCount(prisma: PrismaClient): Promise<number> {
+  return prisma.report.count({ where: { status: 'PENDING' } });
+}
+
+/** What a confirmation calls a report: its merchant and agent. */
+export async function reportHeading(prisma: PrismaClient, id: string): Promise<{ merchant: string; agent: string } | null> {
+  const row = await prisma.report.findUnique({ where: { id }, select: { merchant: { select: { name: true } }, agent: { select: { name: true } } } });
+  return row ? { merchant: row.merchant.name, agent: row.agent.name } : null;
 }

@@ -162,13 +162,14 @@ export const REPORTING_RULES = {
     'and gives no failureReason (or NONE): stopping on purpose is not a failure.',
   unattempted: 'capabilityResults holds only the tasks the agent attempted; leave the others out, and never mark a task failed because the overall attempt failed.',
   unknownFields:
-    'Leave agentVersion and region out when you do not know them: never send "unknown", "n/a" or a guess.',
+    'Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess.',
   agentVersion:
     'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, ' +
     'newest first by lastSeenAt (the newest test naming the version), not by version number.',
   update:
     'An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, ' +
-    'and mention an earlier run in experience if it matters.',
+    'set outcome to null (or leave it out) when you change capabilityResults so that it is derived again, and mention an earlier run in experience when it tells ' +
+    'readers something (for example a CAPTCHA that appeared on an earlier run the same day but not on this one).',
   trial:
     'To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, ' +
     'since privacy: true declares an actual, authorised one.',
@@ -189,7 +190,8 @@ export const QUEUE_RULES = {
   order:
     'Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue.',
   retestAfterDays:
-    'For retestAfterDays use 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses.',
+    'A normal pass omits retestAfterDays (merchants never reported by you); add retestAfterDays to include the merchants due for a retest, or retest=only for just those, ' +
+    'with 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses.',
   emptyPass:
     'After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.',
 } as const;
@@ -211,9 +213,12 @@ export const FIELD_DESCRIPTIONS = {
   failureReason: `${REPORTING_RULES.failureReason} ${keyLines(DEFINED_FAILURE_REASONS)}`,
   agentVersion: `${REPORTING_RULES.agentVersion} ${REPORTING_RULES.unknownFields}`,
   privacy: REPORTING_RULES.trial,
+  humanIntervention: REPORTING_RULES.unknownFields,
   experience: REPORTING_RULES.update,
   region:
-    'Where the test ran from, as an ISO 3166-1 alpha-2 country code such as DE (free text is kept as given). ' + REPORTING_RULES.unknownFields,
+    'Where the test ran from: a country, as its ISO 3166-1 alpha-2 code such as DE. A country name or an alpha-3 code is accepted and stored as the alpha-2 code ' +
+    '("Germany", "de" and "DEU" all become "DE"); anything that is not a country (a city, a continent, "EU") is refused with 400 naming region. ' +
+    REPORTING_RULES.unknownFields,
 } as const;
 
 /** Everything above as one JSON value: the contribution schema's `definitions`, the MCP resource. */

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { FieldErrors } from '../../forms.js';
 import { TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
+import { REGION_MESSAGE } from './regions.js';
 import { EARLIEST_TEST_DATE, EXPERIENCE_MAX_LENGTH } from './submission.schema.js';
 
 /** The form's fields in page order, with the words the summary uses for them. */
@@ -54,6 +55,9 @@ export const MESSAGES = {
   controlCharacters: (field: string) =>
     `Remove the invisible control characters from ${TEXT_NAMES[field] ?? field} (they can come with a copy and paste)`,
   brokenText: (field: string) => `Type ${TEXT_NAMES[field] ?? field} again: part of a character is missing`,
+  region: 'Enter the country you tested from, by its name or its two-letter code (for example Germany or DE), or leave it empty',
+  leaveEmpty: (field: string) => `Leave ${TEXT_NAMES[field] ?? field} empty when you do not know it (never “unknown” or “n/a”)`,
+  screenshotsChooseAgain: 'The screenshots you chose were not added, because the form came back: choose them again before saving.',
 } as const;
 
 /** Why the test date is wrong, in the form's words (the value is a non-empty string). */
@@ -109,7 +113,11 @@ export function formErrorsOf(error: z.ZodError, values: Record<string, string>):
       case 'agentVersion':
       case 'region':
       case 'task':
-        if (issue.code === 'too_big') {
+        if (top === 'region' && issue.message === REGION_MESSAGE) {
+          message = MESSAGES.region;
+        } else if (issue.code === 'custom' && /^leave this field out/.test(issue.message)) {
+          message = MESSAGES.leaveEmpty(top);
+        } else if (issue.code === 'too_big') {
           const max = top === 'experience' ? EXPERIENCE_MAX_LENGTH : Number((issue as { maximum?: number | bigint }).maximum);
           message = MESSAGES.tooLong(top, max, values[top]?.length);
         } else if (/surrogate/.test(issue.message)) {

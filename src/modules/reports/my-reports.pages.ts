@@ -5,11 +5,14 @@
 import type { RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
-import { takePageFlash } from '../../forms.js';
+import { redirectWhenSaved, setPageFlash, takePageFlash, type FormValues } from '../../forms.js';
+import { decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.service.js';
 import { editPath, reviewPath, STATUS_LABELS } from './report-form.pages.js';
 import { ownReportsPage } from './report-form.repository.js';
 
 export const MY_REPORTS_PATH = '/profile/reports';
+/** Where "My reports" posts the choice about decision e-mails. */
+export const NOTIFICATIONS_PATH = '/profile/notifications';
 const PAGE_SIZE = 24;
 
 export function myReportsHandlers(deps: { prisma: PrismaClient }) {
@@ -21,6 +24,7 @@ export function myReportsHandlers(deps: { prisma: PrismaClient }) {
     // Past the end (reports are never deleted, but a bookmark can be): the last page.
     const current = Math.min(asked, totalPages);
     if (current !== asked) list = await ownReportsPage(deps.prisma, account.id, current, PAGE_SIZE);
+    const notifyDecisions = await decisionNoticesOn(deps.prisma, account.id);
     res.set('Cache-Control', 'no-store').render('pages/my-reports', {
       title: 'My reports',
       pageFlash: takePageFlash(req.session),
@@ -38,7 +42,28 @@ export function myReportsHandlers(deps: { prisma: PrismaClient }) {
       pageHref: (n: number) => (n === 1 ? MY_REPORTS_PATH : `${MY_REPORTS_PATH}?page=${n}`),
       formatDate,
       isoDay,
+      notifyDecisions,
+      notificationsAction: NOTIFICATIONS_PATH,
     });
   };
-  return { page };
+
+  /** POST /profile/notifications: the decision e-mails on or off (an unticked box is not posted: off). */
+  const notifications: RequestHandler = async (req, res) => {
+    const values = Object.fromEntries(
+      Object.entries((req.body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    ) as FormValues;
+    const { on, changed } = await setDecisionNotices(deps.prisma, res.locals.account!.id, values);
+    setPageFlash(
+      req.session,
+      on
+        ? changed
+          ? 'Saved: you get an e-mail whenever a moderator decides on one of your reports.'
+          : 'Nothing changed: you already get an e-mail on every decision.'
+        : changed
+          ? 'Saved: you no longer get e-mails about moderation decisions. This page still shows every decision.'
+          : 'Nothing changed: decision e-mails were already off.',
+    );
+    await redirectWhenSaved(req, res, `${MY_REPORTS_PATH}#notifications`);
+  };
+  return { page, notifications };
 }

@@ -3,8 +3,9 @@
 // edit form (/reports/:id/edit). The merchant and agent cannot change; identical content
 // writes nothing and keeps the status; changed content needs the current version, counts
 // against the channel's quota, records the old content as a revision, goes back to PENDING
-// and keeps its screenshots; an approved report leaves the directory until approved again.
-import type { PrismaClient } from '../../db/client.js';
+// and keeps its screenshots (the edit form may add or remove some with it: a change too); an
+// approved report leaves the directory until approved again.
+import type { PrismaClient, Tx } from '../../db/client.js';
 import { invalidField, invalidInput, notFound, Refusal, type LimitUsage } from '../../errors.js';
 import { UUID_PATTERN } from '../../text.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
@@ -19,6 +20,12 @@ export interface ReplacementDeps {
   prisma: PrismaClient;
   /** The quota a changed replacement counts against: agent submissions for a key, browser submissions for a person. */
   quota: Quota;
+}
+
+/** Screenshots a replacement adds or removes, written in its transaction. */
+export interface EvidenceChange {
+  changed: boolean;
+  apply(tx: Tx, reportId: string): Promise<void>;
 }
 
 export interface ReplacementResult {
@@ -60,6 +67,11 @@ export async function replaceOwnReport(
     versionRefusal?: Refusal;
     body: ReportSubmission;
     statusAsRead?: string;
+    /**
+     * Screenshots added or removed with this replacement (the edit form only): a change of
+     * evidence is a change of the report, so it is written even when the answers are the same.
+     */
+    evidence?: EvidenceChange;
     now: Date;
   },
 ): Promise<ReplacementResult> {
@@ -82,7 +94,7 @@ export async function replaceOwnReport(
   if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
   const content = contentOf(input.body);
   // Identical content writes nothing, whatever version was named: a retry is harmless.
-  if (sameContent(existing.content, content)) {
+  if (sameContent(existing.content, content) && !input.evidence?.changed) {
     return { previous: existing, status: existing.status, updatedAt: existing.updatedAt, unchanged: true };
   }
   if (!namesVersion(input.version, existing.updatedAt)) throw staleVersion(existing.updatedAt, input.versionNote);
@@ -100,6 +112,7 @@ export async function replaceOwnReport(
       });
       if (!applied) throw staleVersion((await findOwnReportById(tx, submitter.accountId, existing.id))?.updatedAt ?? existing.updatedAt);
       await recordRevision(tx, existing, input.now);
+      if (input.evidence?.changed) await input.evidence.apply(tx, existing.id);
       // An approved report leaves the public directory until it is approved again.
       if (existing.status === 'APPROVED') {
         await evidenceChanged(tx, { pairs: [{ merchantId: existing.merchantId, agentId: existing.agentId }] }, input.now);

@@ -2,6 +2,7 @@
 // private review page and the author's screenshots. The forms use the same schema and the same
 // services as the API (submitReport for POST /api/v1/reports, replaceOwnReport for its PUT);
 // screenshots can only be attached here. Routes: http/routers/pages.ts.
+import { unlink } from 'node:fs/promises';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
@@ -22,7 +23,7 @@ import {
 } from '../aggregation/constants.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { sendScreenshot } from '../evidence/screenshot-response.js';
-import { insertScreenshots } from '../evidence/screenshots.repository.js';
+import { deleteScreenshots, insertScreenshots } from '../evidence/screenshots.repository.js';
 import {
   discardScreenshots,
   MAX_SCREENSHOTS,
@@ -414,37 +415,77 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     await renderForm(res, 200, { mode: 'edit', values: formFromReport(report), report, version: report.updatedAt.toISOString() });
   };
 
-  /** POST /reports/:id/edit: a complete replacement, as the API's PUT (the version travels in the form). */
+  /**
+   * POST /reports/:id/edit: a complete replacement, as the API's PUT (the version travels in the
+   * form), and the screenshots to add (new files) or remove (remove_<id> ticked), within the
+   * limits of a new report. A change of screenshots alone is a change too: the report goes back
+   * to moderation, since moderators see its screenshots. Files chosen do not survive a form that
+   * comes back with errors (the form says so).
+   */
   const saveEdit: RequestHandler<{ id: string }> = async (req, res) => {
     const account = res.locals.account!;
     const report = await ownOr404(req, res);
     const now = deps.clock.now();
     const values = postedValues(req.body);
     const version = values.version ?? '';
+    const uploadError = res.locals.uploadError as string | undefined;
+    const files = ((req.files as Record<string, Express.Multer.File[]> | undefined)?.screenshots ?? []).filter((f) => f.size > 0);
+    const removeIds = report.evidence.filter((e) => values[`remove_${e.id}`] === 'on').map((e) => e.id);
+    const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, report.evidence.length - removeIds.length);
+    const chosen = files.length > 0 || Boolean(uploadError);
     const again = (status: number, errors: FieldErrors, links: SummaryItem['links'] = [], newVersion = version) =>
-      renderForm(res, status, { mode: 'edit', values, errors, links, report, version: newVersion });
+      renderForm(res, status, {
+        mode: 'edit',
+        values,
+        errors: chosen && !errors.screenshots ? { ...errors, screenshots: MESSAGES.screenshotsChooseAgain } : errors,
+        links,
+        report,
+        version: newVersion,
+      });
     if (account.suspended) return again(403, { form: 'This account is suspended and cannot change its reports.' });
 
     const parsed = reportSubmission.safeParse(bodyFromForm({ ...values, adId: report.merchantId, agentId: report.agentId }));
     const errors: FieldErrors = { ...extraChecks(values, now), ...(parsed.success ? {} : formErrorsOf(parsed.error, values)) };
+    if (uploads.error) errors.screenshots = uploads.error;
     if (!parsed.success || Object.keys(errors).length > 0) return again(400, errors);
 
     const named = new Date(version);
+    const stored = await storeScreenshots(deps.dataDir, uploads.accepted);
+    let removedFiles: string[] = [];
     try {
       const result = await replaceOwnReport(
         { prisma: deps.prisma, quota: deps.browserQuota },
         { channel: 'BROWSER', accountId: account.id },
-        { id: report.id, version: Number.isNaN(named.getTime()) ? null : named, body: parsed.data, now },
+        {
+          id: report.id,
+          version: Number.isNaN(named.getTime()) ? null : named,
+          body: parsed.data,
+          evidence: {
+            changed: stored.length > 0 || removeIds.length > 0,
+            apply: async (tx, reportId) => {
+              removedFiles = await deleteScreenshots(tx, reportId, removeIds);
+              await insertScreenshots(tx, reportId, stored);
+            },
+          },
+          now,
+        },
       );
+      // The rows are gone with the commit: their files follow.
+      await Promise.all(removedFiles.map((file) => unlink(file).catch(() => undefined)));
       if (result.usage) appendRateLimitHeaders(res, result.usage);
+      const shots = [
+        stored.length ? `${stored.length} screenshot${stored.length === 1 ? '' : 's'} added` : '',
+        removeIds.length ? `${removeIds.length} screenshot${removeIds.length === 1 ? '' : 's'} removed` : '',
+      ].filter(Boolean);
       setPageFlash(
         req.session,
         result.unchanged
           ? `Nothing changed: your answers are the same as before, so the report keeps its status (${STATUS_LABELS[result.status].toLowerCase()}).`
-          : 'Your changes are saved. The report is waiting for moderation again; until a moderator approves it, it is not part of the directory.',
+          : `Your changes are saved${shots.length ? ` (${shots.join(', ')})` : ''}. The report is waiting for moderation again; until a moderator approves it, it is not part of the directory.`,
       );
       await redirectWhenSaved(req, res, reviewPath(report.id));
     } catch (error) {
+      await discardScreenshots(stored);
       if (!(error instanceof Refusal)) throw error;
       if (error.kind === 'not-found') throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
       const problem = problemOf(error);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS, type OutcomeKey } from '../aggregation/constants.js';
 import { storable } from '../../text.js';
 import { FIELD_DESCRIPTIONS } from './definitions.js';
+import { countryCode, isCountryCode, REGION_MESSAGE } from './regions.js';
 
 export const EXPERIENCE_MAX_LENGTH = 4_000;
 
@@ -59,13 +60,24 @@ const reportFields = {
     .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters. ${FIELD_DESCRIPTIONS.experience}`),
   testedAt: calendarDate
     .optional()
-    .describe("Date of the test, a calendar day written YYYY-MM-DD, not in the future: today's UTC date, or the tester's own day where it is already tomorrow (up to one day past today's UTC date is taken)."),
+    .describe(
+      "Date of the test, a calendar day written YYYY-MM-DD, not in the future: the day the test ran where the tester was (when you only know it was today, today's date there); " +
+        "up to one day past today's UTC date is taken.",
+    ),
   agentVersion: known(text(100)).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
-  region: known(text(100)).describe(FIELD_DESCRIPTIONS.region).optional(),
-  task: text(500).optional().describe('What the agent was asked to do, in a sentence.'),
+  // A country name or code, stored as the alpha-2 code (regions.ts); anything else is refused.
+  region: known(text(100))
+    .overwrite((value) => countryCode(value) ?? value)
+    // Only for text that passed the rules above: one refusal per problem.
+    .refine(isCountryCode, { message: REGION_MESSAGE, when: (payload) => payload.issues.length === 0 })
+    .describe(FIELD_DESCRIPTIONS.region)
+    .optional(),
+  task: text(500)
+    .optional()
+    .describe("What the agent was asked to do, in a sentence: your person's instruction, quoted or paraphrased; leave it out when you do not know it."),
   stage: z.enum(STAGES).describe(FIELD_DESCRIPTIONS.stage).optional(),
   failureReason: z.enum(FAILURE_REASONS).describe(FIELD_DESCRIPTIONS.failureReason).optional(),
-  humanIntervention: z.boolean().optional().describe('Whether a person had to step in.'),
+  humanIntervention: z.boolean().optional().describe(`Whether a person had to step in. ${FIELD_DESCRIPTIONS.humanIntervention}`),
 };
 
 const hasResult = (body: { outcome?: unknown; capabilityResults?: Record<string, unknown> | null }) =>

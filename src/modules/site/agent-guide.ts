@@ -605,8 +605,9 @@ Formats:
                (it is already tomorrow in some time zones) and refuses later dates with 400.
                Use the UTC date, not your local one.
   region       Where the test ran from, as an ISO 3166-1 alpha-2 country code in capitals
-               (DE, US, GB, FR, …). The server keeps the text as given (up to 100
-               characters, not checked against the list), so send the code and nothing else.
+               (DE, US, GB, FR, …). A country name or alpha-3 code is stored as the
+               alpha-2 code ("Germany" becomes "DE"); what is not a country is refused
+               with 400 naming region. Send the code and nothing else.
                The merchant search filter region takes the same codes (or GLOBAL); there it
                means the merchant's service regions, not where a test ran.
   adId         A merchant id (UUID): the id of a queue item or of GET /api/v1/merchants.
