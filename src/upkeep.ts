@@ -57,6 +57,14 @@ export async function runUpkeep(
     return { ran: false };
   }
   let broken = false;
+  // The holder sits idle, checked out, while the pass runs on other connections: pg-pool takes
+  // its own error listener off a checked-out client, so a database that dies meanwhile (an
+  // 'error' event with nobody listening) would take the whole process down. Mark it broken.
+  const onError = (error: Error) => {
+    broken = true;
+    logger.warn({ err: error }, 'the upkeep lost its lock connection');
+  };
+  holder.on('error', onError);
   try {
     const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [UPKEEP_LOCK_KEY]);
     if (rows[0]?.locked !== true) {
@@ -77,6 +85,7 @@ export async function runUpkeep(
     logger.error({ err: error }, 'upkeep skipped: could not take its lock');
     return { ran: false };
   } finally {
+    holder.removeListener('error', onError);
     holder.release(broken);
   }
 }

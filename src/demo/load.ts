@@ -231,6 +231,10 @@ export const SEED_LOCK_KEY = 0x4143_4453_4545;
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no listener of the pool's: a database lost between two queries
+  // must fail the load, not the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     // Demo data is reproducible, so waiting for the WAL flush at commit buys nothing.
@@ -245,6 +249,7 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    client.removeListener('error', ignore);
     client.release();
   }
 }
