@@ -1,11 +1,12 @@
 // Browser tests: Debian's Chromium driven by playwright-core (never a downloaded browser),
 // against the real app listening on 127.0.0.1, with console and CSP watching and axe-core.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Response as PlaywrightResponse } from 'playwright-core';
 import { freePort } from '../../src/net.js';
+import { outboxDir } from '../../src/mail/mailer.js';
 import type { TestApp } from '../setup/app.js';
 import { createDemoApp } from '../setup/demo.js';
 
@@ -162,4 +163,25 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /** True when the document is no wider than the viewport (no sideways scrolling of the page). */
 export async function fitsViewport(page: Page): Promise<boolean> {
   return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+}
+
+/** A real 1×1 PNG, for screenshot uploads. */
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Every outbox message to `to` (DATA_DIR/outbox), oldest first, quoted-printable decoded. */
+export function outboxMessages(dataDir: string, to: string): string[] {
+  const dir = outboxDir(dataDir);
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+  } catch {
+    return [];
+  }
+  return files
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .filter((text) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(text))
+    .map((eml) => eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))));
 }

@@ -7,11 +7,8 @@
 // guide from the key page. Every page touched is checked for axe findings (any impact),
 // sideways scrolling, console errors and CSP violations, and the form's small controls for
 // touch targets of at least 24 × 24 px.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDir } from '../../src/mail/mailer.js';
 import { approveReport, rejectReport } from '../../src/modules/moderation/moderation.service.js';
 import { decisionNoticesSent } from '../../src/modules/moderation/decision-notices.js';
 import {
@@ -20,6 +17,8 @@ import {
   fitsViewport,
   HAS_CHROMIUM,
   launchBrowser,
+  outboxMessages,
+  PNG,
   screenshot,
   SKIP_MESSAGE,
   startLiveApp,
@@ -30,30 +29,10 @@ import {
 
 if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
 
-// A real 1×1 PNG.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 const WIDTHS = [
   { name: 'phone', viewport: { width: 390, height: 844 }, phone: true },
   { name: 'desk', viewport: { width: 1280, height: 900 }, phone: false },
 ] as const;
-
-/** Every outbox message to `to`, oldest first, quoted-printable decoded. */
-function outboxTo(dataDir: string, to: string): string[] {
-  let files: string[];
-  try {
-    files = readdirSync(outboxDir(dataDir)).filter((f) => f.endsWith('.eml')).sort();
-  } catch {
-    return [];
-  }
-  return files
-    .map((f) => readFileSync(path.join(outboxDir(dataDir), f), 'utf8'))
-    .filter((text) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(text))
-    .map((eml) => eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))));
-}
 
 describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeout: 240_000 }, () => {
   let live: LiveApp;
@@ -103,7 +82,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
     const end = Date.now() + 10_000;
     for (;;) {
       await decisionNoticesSent(live.t.db.prisma);
-      const found = outboxTo(live.t.config.dataDir, to).find((text) => pattern.test(text));
+      const found = outboxMessages(live.t.config.dataDir, to).find((text) => pattern.test(text));
       if (found) return found;
       if (Date.now() > end) throw new Error(`no mail to ${to} matching ${pattern}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -132,7 +111,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await pageIsGood(w, `the sign-in page with its reason (${width.name})`);
       await page.getByLabel('E-mail address').fill(email);
       await andLoad(page, () => page.getByRole('button', { name: 'Send me a sign-in link' }).click());
-      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxTo(live.t.config.dataDir, email).at(-1) ?? '')![0];
+      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxMessages(live.t.config.dataDir, email).at(-1) ?? '')![0];
       await page.goto(link);
       expect(new URL(page.url()).pathname).toBe('/reports/new');
 
@@ -194,7 +173,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await approveReport(live.t.db.prisma, { reportId: id, actorId: null, now: new Date() });
       const approval = await untilMail(email, /A moderator approved your report/);
       expect(approval).toContain(`${live.baseUrl}/profile/reports`);
-      expect(outboxTo(live.t.config.dataDir, email).filter((m) => /A moderator (approved|did not approve) your report/.test(m))).toHaveLength(2);
+      expect(outboxMessages(live.t.config.dataDir, email).filter((m) => /A moderator (approved|did not approve) your report/.test(m))).toHaveLength(2);
 
       // Signing out confirms.
       await andLoad(page, () => page.getByRole('button', { name: 'Sign out' }).click());
@@ -211,7 +190,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await page.getByRole('heading', { name: 'Sign in to manage the keys for your agents' }).waitFor();
       await page.getByLabel('E-mail address').fill(email);
       await andLoad(page, () => page.getByRole('button', { name: 'Send me a sign-in link' }).click());
-      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxTo(live.t.config.dataDir, email).at(-1) ?? '')![0];
+      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxMessages(live.t.config.dataDir, email).at(-1) ?? '')![0];
       await page.goto(link);
       expect(new URL(page.url()).pathname).toBe('/profile/agents');
       await page.getByRole('heading', { name: 'Keys for your agents', level: 1 }).waitFor();

@@ -4,11 +4,8 @@
 // reports", editing a report back to moderation with its screenshot kept, the review page,
 // and agent keys that ask before revoking and say what happened. Every page is checked for
 // console errors, CSP violations, sideways scrolling, HTML validity and serious axe findings.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDir } from '../../src/mail/mailer.js';
 import { approveReport } from '../../src/modules/moderation/moderation.service.js';
 import { htmlProblems } from '../pages/html-validate.js';
 import {
@@ -16,6 +13,8 @@ import {
   fitsViewport,
   HAS_CHROMIUM,
   launchBrowser,
+  outboxMessages,
+  PNG,
   screenshot,
   seriousAxeViolations,
   SKIP_MESSAGE,
@@ -26,12 +25,6 @@ import {
 } from './browser.js';
 
 if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
-
-// A real 1×1 PNG.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 const WIDTHS = [
   { name: 'desk', viewport: { width: 1280, height: 900 }, phone: false },
@@ -47,15 +40,8 @@ interface Target {
 
 /** The sign-in link of the newest outbox message to `to` (quoted-printable decoded). */
 function outboxLink(dataDir: string, to: string): string {
-  const dir = outboxDir(dataDir);
-  const eml = readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .sort()
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .filter((text) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(text))
-    .at(-1);
-  if (!eml) throw new Error(`no sign-in mail to ${to}`);
-  const body = eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const body = outboxMessages(dataDir, to).at(-1);
+  if (!body) throw new Error(`no sign-in mail to ${to}`);
   return /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(body)![0];
 }
 
