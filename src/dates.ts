@@ -11,6 +11,14 @@ export function formatDate(value: string | Date | null | undefined): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }
 
+/** "Nov 2026" for a date or an ISO date(-time); '' for none. */
+export function formatMonth(value: string | Date | null | undefined): string {
+  if (!value) return '';
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return '';
+  return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
 /** "2026-11-22": a <time> element's value, and what date inputs take. */
 export function isoDay(value: string | Date | null | undefined): string {
   if (!value) return '';

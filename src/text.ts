@@ -29,6 +29,9 @@ export function storable(options: { multiline?: boolean } = {}) {
   };
 }
 
+/** "1 report", "3 reports": a count with its noun, never a vague word. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 /** A slug from a name: lower case ASCII letters and digits joined by single hyphens. */
 export function slugify(name: string): string {
   return name

@@ -386,7 +386,7 @@ export interface components {
                 UNSURE: number;
             }[];
         };
-        /** @description How far the agent gets at this merchant, where it stops and why (see /how-it-works). */
+        /** @description How far the agent gets by its task statuses alone: what reaches=, minConfidence= and sort=reach compare. People read the verdict. */
         Reach: {
             /** @description The furthest step of the ladder (ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE; LOGIN stands beside it) the agent is known to get through; null when none. */
             task: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
@@ -411,13 +411,78 @@ export interface components {
             confidence: components["schemas"]["Confidence"];
             /** @description LOGIN's status: beside the ladder, it never caps the reach. */
             login: components["schemas"]["CapabilityStatus"];
-            /** @description The reach in words, as every surface shows it (the summary's label too). */
+            /** @description The verdict's sentence (verdict.sentence), as every surface shows it. */
             label: string;
             /**
-             * @description green: gets at least as far as CART at medium confidence or better; red: stops before it; amber: some way, or not sure; grey: nothing known.
+             * @description The verdict's colour (verdict.colour).
              * @enum {string}
              */
             tone: "green" | "amber" | "red" | "grey";
+        };
+        /** @description The answer people read, made once by the aggregation engine (see /how-it-works#verdict). The sentence says "usually" only from 3 reports at medium confidence, and speaks in the present tense only from 3 at high; otherwise it tells what the reports saw. */
+        Verdict: {
+            /**
+             * @description By how far the agent gets, never by confidence: green once it gets through CHECKOUT (or completes a purchase), red when it stops at ACCESS or SEARCH, amber anywhere between, grey when no report places it on the ladder.
+             * @enum {string}
+             */
+            colour: "green" | "amber" | "red" | "grey";
+            /** @description The symbol shown beside the colour (✓ green, ◐ amber, ✕ red, – grey). */
+            symbol: string;
+            /** @description The one sentence every surface shows: how far the agent gets, then where it stops and why. The summary's label. */
+            sentence: string;
+            /** @description A few words for small places such as badges: "checkout", "stops at access". */
+            short: string;
+            /** @description The evidence in words: "3 reports · last tested Apr 2026". */
+            evidenceText: string;
+            /** @description The furthest step: got through it, partly through it, or only reached it (a report's furthest stage, without a task result). */
+            furthest: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                how: "through" | "partly" | "reached";
+            } | null;
+            /** @description The furthest step it gets fully through (supported); null when none. */
+            through: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
+            /** @description Where it stops and why; null when it does not. */
+            stop: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                status: "blocked" | "unsupported";
+                reason: components["schemas"]["FailureReason"] | null;
+                /**
+                 * @description tasks: the step's status; reported: only a report's overall outcome at its furthest stage.
+                 * @enum {string}
+                 */
+                basis: "tasks" | "reported";
+            } | null;
+            /** @description The first step below the furthest that only partly works. */
+            partialBelow: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
+            /** @description Each ladder step: through, partial, passed (no result, a later step worked), reached, stop, open (not tested yet), beyond (above a stop). */
+            steps: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                state: "through" | "partial" | "passed" | "reached" | "stop" | "open" | "beyond";
+            }[];
+            /** @description Why no step is placed, when none is: no report, unsure reports, reports too old, reports naming no step, login only. */
+            unplaced: ("untested" | "unsure" | "old" | "no-step" | "login-only") | null;
+            /** @description How sure: the lowest confidence of the steps the verdict rests on; low when it rests only on overall outcomes. */
+            confidence: components["schemas"]["Confidence"];
+            /** @description Recent reports disagree on a step the verdict rests on. */
+            conflicting: boolean;
+            /** @description LOGIN's status, beside the ladder. */
+            login: components["schemas"]["CapabilityStatus"];
+            /** @description The newest report's overall outcome. */
+            newestOutcome: components["schemas"]["Outcome"] | null;
+            evidence: {
+                /** @description Approved reports of this agent here. */
+                reports: number;
+                /** @description Of them, tested (else reported) in the last 90 days. */
+                recent: number;
+                /** @description The newest test date, else that report's date; null without reports. */
+                lastTestedOn: string | null;
+            };
         };
         AgentRef: {
             /** Format: uuid */
@@ -430,8 +495,9 @@ export interface components {
         };
         AgentSummary: {
             agent: components["schemas"]["AgentRef"];
-            /** @description How far the agent gets, in words (the same as reach.label). */
+            /** @description The verdict's sentence. */
             label: string;
+            verdict: components["schemas"]["Verdict"];
             reach: components["schemas"]["Reach"];
             status: components["schemas"]["CapabilityStatus"];
             statusTask: components["schemas"]["Task"] | null;
@@ -522,6 +588,56 @@ export interface components {
             /** @constant */
             pageSize: 24;
         };
+        /** @description The verdict without its steps (the merchant's own URL has them). */
+        CompactVerdict: {
+            /**
+             * @description By how far the agent gets, never by confidence: green once it gets through CHECKOUT (or completes a purchase), red when it stops at ACCESS or SEARCH, amber anywhere between, grey when no report places it on the ladder.
+             * @enum {string}
+             */
+            colour: "green" | "amber" | "red" | "grey";
+            /** @description The symbol shown beside the colour (✓ green, ◐ amber, ✕ red, – grey). */
+            symbol: string;
+            /** @description The one sentence every surface shows: how far the agent gets, then where it stops and why. The summary's label. */
+            sentence: string;
+            /** @description A few words for small places such as badges: "checkout", "stops at access". */
+            short: string;
+            /** @description The evidence in words: "3 reports · last tested Apr 2026". */
+            evidenceText: string;
+            /** @description The furthest step: got through it, partly through it, or only reached it (a report's furthest stage, without a task result). */
+            furthest: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                how: "through" | "partly" | "reached";
+            } | null;
+            /** @description The furthest step it gets fully through (supported); null when none. */
+            through: ("ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE") | null;
+            /** @description Where it stops and why; null when it does not. */
+            stop: {
+                /** @enum {string} */
+                task: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
+                /** @enum {string} */
+                status: "blocked" | "unsupported";
+                reason: components["schemas"]["FailureReason"] | null;
+                /**
+                 * @description tasks: the step's status; reported: only a report's overall outcome at its furthest stage.
+                 * @enum {string}
+                 */
+                basis: "tasks" | "reported";
+            } | null;
+            /** @description How sure: the lowest confidence of the steps the verdict rests on; low when it rests only on overall outcomes. */
+            confidence: components["schemas"]["Confidence"];
+            /** @description Recent reports disagree on a step the verdict rests on. */
+            conflicting: boolean;
+            evidence: {
+                /** @description Approved reports of this agent here. */
+                reports: number;
+                /** @description Of them, tested (else reported) in the last 90 days. */
+                recent: number;
+                /** @description The newest test date, else that report's date; null without reports. */
+                lastTestedOn: string | null;
+            };
+        };
         /** @description Status and confidence per task; the merchant URL has the whole summary. */
         CompactAgentSummary: {
             agent: {
@@ -532,7 +648,9 @@ export interface components {
                 /** Format: uri */
                 url: string;
             };
+            /** @description The verdict's sentence. */
             label: string;
+            verdict: components["schemas"]["CompactVerdict"];
             reach: components["schemas"]["Reach"];
             status: components["schemas"]["CapabilityStatus"];
             statusTask: components["schemas"]["Task"] | null;

@@ -699,6 +699,8 @@ interface ForcedRun {
   readonly verdict?: Outcome;
   readonly mode: RecordingMode;
   readonly status: ReportStatus;
+  /** The contributor left out the stage and the failure reason. */
+  readonly noDetail?: boolean;
 }
 
 type RecordingMode = 'derived' | 'both' | 'verdictOnly' | 'lastTaskOnly';
@@ -725,6 +727,66 @@ const SHOWCASE: readonly ForcedRun[] = [
   { goal: 'CART', failAt: 'ACCESS', reason: 'CAPTCHA', mode: 'derived', status: 'REJECTED' },
   { goal: 'BROWSE', mode: 'both', status: 'APPROVED' },
 ];
+
+// A panel of regular testers, so that the demo shows the whole scale of verdicts: pairs
+// reported often and alike (high and medium confidence), recently and long ago, in agreement
+// and in conflict, through checkout and stopped at the door. Each panel account reports each of
+// its pairs once; panel accounts take no part in the ordinary walk below, so the unique
+// (account, agent, merchant) still holds by construction. Used only when the demo is big
+// enough for it (the default demo is); its reports are the last indexes.
+interface PanelPair {
+  readonly agent: number;
+  readonly kind: MerchantKind;
+  readonly reports: number;
+  /** Days before now of the newest and the oldest test. */
+  readonly days: readonly [number, number];
+  /** The runs, taken in turn. */
+  readonly runs: ReadonlyArray<Omit<ForcedRun, 'mode' | 'status'>>;
+  /** How the reports are recorded; default: every task, now and then with the outcome too. */
+  readonly mode?: RecordingMode;
+}
+
+const PANEL_ACCOUNTS = 8;
+
+const PANEL_PAIRS: readonly PanelPair[] = [
+  { agent: 0, kind: 'friendly', reports: 7, days: [2, 80], runs: [{ goal: 'PURCHASE' }] },
+  { agent: 1, kind: 'blocking', reports: 6, days: [3, 70], runs: [{ goal: 'CART', failAt: 'ACCESS', reason: 'EXPLICIT_BLOCK' }] },
+  { agent: 0, kind: 'neutral', reports: 4, days: [5, 60], runs: [{ goal: 'PAYMENT_APPROVAL' }] },
+  { agent: 2, kind: 'captcha', reports: 4, days: [4, 50], runs: [{ goal: 'PAYMENT_APPROVAL', failAt: 'CHECKOUT', reason: 'CAPTCHA' }] },
+  { agent: 1, kind: 'friendly', reports: 6, days: [2, 40], runs: [{ goal: 'PAYMENT_APPROVAL' }, { goal: 'PAYMENT_APPROVAL', failAt: 'CHECKOUT', reason: 'CAPTCHA' }] },
+  { agent: 3, kind: 'friendly', reports: 4, days: [230, 340], runs: [{ goal: 'PURCHASE' }] },
+  { agent: 4, kind: 'captcha', reports: 4, days: [6, 70], runs: [{ goal: 'DETAILS', failAt: 'BROWSE', reason: 'CAPTCHA' }] },
+  { agent: 2, kind: 'neutral', reports: 6, days: [1, 60], runs: [{ goal: 'CART' }] },
+  { agent: 3, kind: 'neutral', reports: 3, days: [10, 60], runs: [{ goal: 'PURCHASE' }] },
+  { agent: 4, kind: 'friendly', reports: 3, days: [8, 45], runs: [{ goal: 'PAYMENT_APPROVAL' }] },
+  { agent: 0, kind: 'captcha', reports: 5, days: [2, 50], runs: [{ goal: 'PURCHASE', failAt: 'PURCHASE', reason: 'PAYMENT' }] },
+  { agent: 1, kind: 'neutral', reports: 2, days: [3, 20], runs: [{ goal: 'CART', failAt: 'CONFIGURE', reason: 'INTERFACE' }] },
+  { agent: 3, kind: 'blocking', reports: 5, days: [3, 60], runs: [{ goal: 'CART', failAt: 'ACCESS', reason: 'EXPLICIT_BLOCK' }] },
+  { agent: 4, kind: 'neutral', reports: 4, days: [4, 40], runs: [{ goal: 'CART' }] },
+  { agent: 2, kind: 'friendly', reports: 5, days: [2, 30], runs: [{ goal: 'PURCHASE' }] },
+  // A report that names no step and gives only an overall result: no verdict can place it.
+  { agent: 3, kind: 'neutral', reports: 1, days: [1, 1], mode: 'verdictOnly', runs: [{ goal: 'CART', failAt: 'CART', reason: 'OTHER', verdict: 'UNSURE', noDetail: true }] },
+];
+
+const PANEL_REPORTS = PANEL_PAIRS.reduce((sum, pair) => sum + pair.reports, 0);
+
+/** The panel runs when the demo has room for it beside the ordinary walk. */
+const panelFits = (merchants: number, reports: number, accounts: number) =>
+  merchants >= 30 && reports >= 4 * PANEL_REPORTS && (accounts - PANEL_ACCOUNTS) * AGENTS.length * merchants >= reports;
+
+/**
+ * The merchant of each panel pair: the least popular public one of its kind not taken (the
+ * ordinary walk favours popular merchants, so the panel's pairs keep their own character).
+ */
+function panelMerchants(profiles: readonly MerchantProfile[], rankToMerchant: Int32Array): MerchantProfile[] {
+  const taken = new Set<number>();
+  const scan = Array.from(rankToMerchant, (index) => profiles[index]!).reverse();
+  return PANEL_PAIRS.map((pair) => {
+    const pick = scan.find((m) => m.isPublic && m.kind === pair.kind && !taken.has(m.index)) ?? scan.find((m) => m.isPublic && !taken.has(m.index))!;
+    taken.add(pick.index);
+    return pick;
+  });
+}
 
 function failureOutcome(rng: Rng, reason: Failure): Outcome {
   switch (reason) {
@@ -1117,7 +1179,11 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
     // Popularity order of merchants and activity order of accounts, decoupled from their
     // indexes so that the busiest merchant is not simply the first one.
     const rankToMerchant = Int32Array.from(contextRng.shuffle(Array.from({ length: M }, (_, i) => i)));
-    const activityToAccount = Int32Array.from(contextRng.shuffle(Array.from({ length: A }, (_, a) => a)));
+    const panel = panelFits(M, N, A);
+    // Panel accounts are the last ones; the ordinary walk uses the others.
+    const walkers = panel ? A - PANEL_ACCOUNTS : A;
+    const regular = panel ? N - PANEL_REPORTS : N;
+    const activityToAccount = Int32Array.from(contextRng.shuffle(Array.from({ length: walkers }, (_, a) => a)));
 
     // Each account walks its own run of (agent, merchant) pairs: its k-th report takes pair
     // (base + k) mod pairs. k never reaches `pairs` (a full account hands over to another),
@@ -1140,12 +1206,25 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
     const moderator = moderatorId(seed, nowMs);
     const windowStart = nowMs - REPORT_WINDOW_DAYS * DAY;
     const windowLength = REPORT_WINDOW_DAYS * DAY - 10 * MINUTE;
-    const showcaseStride = N >= SHOWCASE.length ? Math.floor(N / SHOWCASE.length) : 0;
+    const showcaseStride = regular >= SHOWCASE.length ? Math.floor(regular / SHOWCASE.length) : 0;
+    const panelPairs = panel ? panelMerchants(all, rankToMerchant) : [];
+    // Panel report k: its pair and its place among the pair's reports.
+    const panelSlots = PANEL_PAIRS.flatMap((pair, p) => Array.from({ length: pair.reports }, (_, j) => ({ p, j })));
 
     const report = (i: number): ReportRow => {
       const rng = rngFor(seed, Table.Report, i);
+      if (i >= regular) {
+        const { p, j } = panelSlots[i - regular]!;
+        const pair = PANEL_PAIRS[p]!;
+        const [newest, oldest] = pair.days;
+        const daysAgo = newest + ((oldest - newest) * j) / Math.max(1, pair.reports - 1);
+        const createdMs = nowMs - Math.round(daysAgo * DAY) - rng.int(1 * HOUR, 6 * HOUR);
+        const run = pair.runs[j % pair.runs.length]!;
+        const mode = pair.mode ?? (j % 3 === 2 ? 'both' : 'derived');
+        return reportRow(i, rng, A - PANEL_ACCOUNTS + j, panelPairs[p]!, pair.agent, { ...run, mode, status: 'APPROVED' }, createdMs, 1);
+      }
       // A few very active contributors and a long tail.
-      let a = activityToAccount[Math.min(A - 1, Math.floor(A * rng.next() ** 2))]!;
+      let a = activityToAccount[Math.min(walkers - 1, Math.floor(walkers * rng.next() ** 2))]!;
       if (reported[a]! >= pairs) {
         while (reported[spill]! >= pairs) spill++;
         a = spill;
@@ -1164,9 +1243,24 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
 
       // Reports run in index order through the window; the inactive agent's all fall in the
       // older half, before it was discontinued.
-      let position = (i + rng.next()) / N;
+      let position = (i + rng.next()) / regular;
       if (!agent.active) position *= 0.45;
       const createdMs = windowStart + Math.floor(position * windowLength);
+      return reportRow(i, rng, a, merchant, g, forced, createdMs, position);
+    };
+
+    /** A report's row: its run simulated, its optional fields and its moderation. */
+    const reportRow = (
+      i: number,
+      rng: Rng,
+      a: number,
+      merchant: MerchantProfile,
+      g: number,
+      forced: ForcedRun | undefined,
+      createdMs: number,
+      position: number,
+    ): ReportRow => {
+      const agent = AGENTS[g]!;
 
       let status: ReportStatus;
       if (forced) status = forced.status;
@@ -1189,7 +1283,7 @@ export function createDemoData(options: DemoOptions, { batchSize = DEFAULT_BATCH
       const outcome = outcomeSupplied ? journey.verdict : (deriveOutcome(capabilityResults) ?? journey.verdict);
 
       // Optional fields. Contributors who record every task sometimes skip stage and reason.
-      const skipDetail = !forced && mode === 'derived' && rng.chance(0.08);
+      const skipDetail = forced?.noDetail === true || (!forced && mode === 'derived' && rng.chance(0.08));
       const channel: SubmissionChannel = rng.chance(0.35) ? 'AGENT_KEY' : 'BROWSER';
       const experience = forced || rng.chance(0.65) ? experienceText(rng, journey, goal) : null;
       const testedMs = createdMs - rng.int(0, 4) * DAY;

@@ -149,6 +149,12 @@ const expectedBookkeeping = () =>
     applied_steps_count: 1,
   }));
 
+/** Whether a committed migration changes the schema (any DDL), or only data. */
+function changesSchema(name: string): boolean {
+  const sql = readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8').replace(/--.*$/gm, '');
+  return /\b(CREATE|ALTER|DROP|COMMENT ON)\b/i.test(sql);
+}
+
 describe('migrations, upgrading', () => {
   let fullSnapshot: Record<string, string[]>;
 
@@ -171,8 +177,9 @@ describe('migrations, upgrading', () => {
       const url = await createDatabase(`acd_upgrade_${k}`);
       expect(await applyMigrations(url, prefixDir(k))).toEqual(committed.slice(0, k));
       expect(await pendingMigrations(url)).toEqual(committed.slice(k));
-      // Every migration changes the catalog, so the snapshot tells a k-migration database apart.
-      expect(await catalogSnapshot(url)).not.toEqual(fullSnapshot);
+      // A pending migration that changes the schema makes the snapshot tell a k-migration database
+      // apart (data-only migrations, such as marking summaries for recomputation, do not).
+      if (committed.slice(k).some(changesSchema)) expect(await catalogSnapshot(url)).not.toEqual(fullSnapshot);
 
       expect(await applyMigrations(url)).toEqual(committed.slice(k));
       expect(await catalogSnapshot(url)).toEqual(fullSnapshot);

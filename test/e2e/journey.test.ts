@@ -106,12 +106,11 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
   it('shows the directory, searches with filters, and keeps the phone layout', async () => {
     await visit('/');
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('How well can AI agents shop here?');
-    // Sponsored listings come first, one line each under the disclosure, before the first card.
-    const sponsored = page.locator('#sponsored-top');
-    await expect(sponsored.textContent()).resolves.toContain('Sponsored — advertising, not evidence that the site works');
-    await expect(sponsored.locator('.sponsored-line').count()).resolves.toBeGreaterThan(0);
-    await expect(sponsored.locator('.sponsored-line').count()).resolves.toBeLessThanOrEqual(3);
-    await expect(page.locator('.merchant-card.sponsored').count()).resolves.toBe(0);
+    // Sponsored listings come first, as cards marked with the disclosure, with their evidence.
+    const sponsored = page.locator('.merchant-card.sponsored');
+    await expect(sponsored.count()).resolves.toBeGreaterThan(0);
+    await expect(sponsored.first().textContent()).resolves.toContain('Sponsored — advertising, not evidence that the site works');
+    await expect(page.locator('.merchant-card').first().getAttribute('class')).resolves.toContain('sponsored');
     await noSeriousAxe('the directory');
     await screenshot(page, 'directory');
 
@@ -132,14 +131,14 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     const api = await (await fetch(`${live.baseUrl}/api/v1/merchants?agent=${target.agentSlug}&outcome=WORKS&sort=name`)).json() as {
       total: number; data: Array<{ name: string }>;
     };
-    // Sponsored listings as lines (up to three above the results, any more below), then the cards.
-    const names = [...(await page.locator('.sponsored-line a').allTextContents()), ...(await page.locator('.merchant-card h3').allTextContents())];
+    // Every result is a card, sponsored ones first.
+    const names = await page.locator('.merchant-card h3 a').allTextContents();
     expect(names.map((n) => n.trim())).toEqual(api.data.map((m) => m.name));
-    await expect(page.locator('.result-count').textContent()).resolves.toContain(`${api.total} merchant`);
-    // Each result shows the chosen agent's summary only.
-    for (const badges of await page.locator('.merchant-card .badges').all()) {
-      await expect(badges.locator('li').count()).resolves.toBe(1);
-      await expect(badges.textContent()).resolves.toContain(target.agentName);
+    await expect(page.locator('.result-count').textContent()).resolves.toMatch(/^\d+ shops?( \+ \d+ sponsored)? found/);
+    // Each result shows the chosen agent's verdict only.
+    for (const verdicts of await page.locator('.merchant-card .verdicts').all()) {
+      await expect(verdicts.locator('li').count()).resolves.toBe(1);
+      await expect(verdicts.textContent()).resolves.toContain(target.agentName);
     }
 
     // Text search: press Enter in the search box.
@@ -191,7 +190,8 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     await visit(`/merchants/${target.slug}`);
     const cell = (task: string) => page.locator(`#agent-${target.agentSlug} td[data-task="${task}"]`);
     await expect(cell('ACCESS').getAttribute('data-status')).resolves.toBe('untested');
-    await expect(cell('ACCESS').textContent()).resolves.toContain('Not tested');
+    await expect(cell('ACCESS').textContent()).resolves.toContain('No report yet');
+    await expect(page.locator('.not-yet').textContent()).resolves.toContain(target.agentName);
     await expect(page.locator('.owner-statement .attribution').textContent()).resolves.toMatch(/^Statement by the business owner\./);
 
     // Sign in through the link in the outbox.
@@ -278,7 +278,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     await visit(`/merchants/${target.slug}`);
     for (const task of ['ACCESS', 'SEARCH', 'DETAILS']) {
       await expect(cell(task).getAttribute('data-status')).resolves.toBe('supported');
-      await expect(cell(task).textContent()).resolves.toMatch(/Supported[\s\S]*Low confidence[\s\S]*1 report, 1 recent/);
+      await expect(cell(task).textContent()).resolves.toMatch(/Works[\s\S]*Low confidence[\s\S]*1 report, 1 recent/);
     }
     await expect(cell('CART').getAttribute('data-status')).resolves.toBe('partial');
     await expect(cell('PURCHASE').getAttribute('data-status')).resolves.toBe('untested');
@@ -291,6 +291,8 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     const report = page.locator(`#report-${reportId}`);
     await expect(report.locator('.experience').textContent()).resolves.toBe(EXPERIENCE);
     await expect(page.locator(`#summary-${target.agentSlug}`).textContent()).resolves.toContain(target.agentName);
+    // The verdict leads the page, with its evidence: one report, tested today.
+    await expect(page.locator(`#verdict-${target.agentSlug} .verdict-evidence`).textContent()).resolves.toMatch(/^1 report · last tested /);
     await noSeriousAxe('a merchant page');
     await screenshot(page, 'merchant');
     await pageIsClean('the merchant page after approval');

@@ -124,7 +124,7 @@ describe('the response cache key', () => {
       const { hostile, after, truth } = await attack('/?q=zzzznomatch');
       expect(after.status).toBe(200);
       expect(after.text).toBe(truth.text);
-      expect(after.text).toContain('0 merchants found');
+      expect(after.text).toContain('0 shops found');
       expect(hostile.status).toBe(400);
       expect(hostile.headers['content-type']).toMatch(/^text\/html/);
       expect(hostile.headers['content-security-policy']).toContain("script-src 'self'");

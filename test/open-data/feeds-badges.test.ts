@@ -1,14 +1,14 @@
 // Atom feeds (parsed with a real feed parser), the status-change entries a moderation decision
-// produces (each naming the agent's reach now), badges saying how far an agent gets in every
-// colour and a task's status, and the discovery documents (/llms.txt, /robots.txt, GET /api/v1)
-// whose links resolve.
+// produces (each naming the agent's verdict now), badges showing the verdict in every colour (and
+// low confidence hatched), short enough for a README line, and a task's status, and the discovery
+// documents (/llms.txt, /robots.txt, GET /api/v1) whose links resolve.
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { XMLValidator } from 'fast-xml-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_LABELS } from '../../src/modules/aggregation/constants.js';
 import { approveReport } from '../../src/modules/moderation/moderation.service.js';
-import { BADGE_MESSAGE_MAX, BADGE_STATUS, BADGE_TONE, badgeMessage } from '../../src/modules/open-data/badges.service.js';
+import { BADGE_COLOURS, BADGE_STATUS, TASK_BADGE_COLOUR } from '../../src/modules/open-data/badges.service.js';
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { htmlProblems } from '../pages/html-validate.js';
@@ -19,14 +19,14 @@ const text = getText;
 /** badge-maker's escaping of a badge's text. */
 const escapeBadge = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
-type ApiReach = { label: string; tone: 'green' | 'amber' | 'red' | 'grey' };
+type ApiVerdict = { sentence: string; colour: 'green' | 'amber' | 'red' | 'grey'; short: string; symbol: string; confidence: string; evidenceText: string };
 
-/** The API's reach of each agent (by slug) on a merchant. */
-async function reachesOn(t: TestApp, merchantSlug: string): Promise<Map<string, ApiReach & { summaryLabel: string }>> {
+/** The API's verdict of each agent (by slug) on a merchant. */
+async function verdictsOn(t: TestApp, merchantSlug: string): Promise<Map<string, ApiVerdict & { label: string }>> {
   const { data } = (await request(t.app).get(`/api/v1/merchants/${merchantSlug}`).expect(200)).body as {
-    data: { agents: Array<{ agent: { slug: string }; label: string; reach: ApiReach }> };
+    data: { agents: Array<{ agent: { slug: string }; label: string; verdict: ApiVerdict }> };
   };
-  return new Map(data.agents.map((a) => [a.agent.slug, { ...a.reach, summaryLabel: a.label }]));
+  return new Map(data.agents.map((a) => [a.agent.slug, { ...a.verdict, label: a.label }]));
 }
 
 describe('open data', () => {
@@ -63,11 +63,11 @@ describe('open data', () => {
       expect(entry.content).toContain(`${TEST_BASE_URL}/api/v1/reports/`);
       expect(entry.content).toContain(`href="${TEST_BASE_URL}/merchants/${merchant.slug}"`);
       expect(entry.content).toContain('Community-reported');
-      // The entry names how far the agent gets there now: the API's label (as HTML text, like the names).
-      const now = (await reachesOn(t, merchant.slug)).get(agent.slug)!;
-      expect(now.label).toBe(now.summaryLabel);
-      expect(entry.content).toContain(`How far <strong>Cart <Bot> & Co</strong> gets on ${merchant.name} now: <strong>${now.label}</strong>`);
-      expect(entry.content).toContain(`href="${TEST_BASE_URL}/how-it-works#reach"`);
+      // The entry names the verdict there now: the API's sentence, colour and evidence (as HTML text, like the names).
+      const now = (await verdictsOn(t, merchant.slug)).get(agent.slug)!;
+      expect(now.label).toBe(now.sentence);
+      expect(entry.content).toContain(`Cart <Bot> & Co at ${merchant.name} now: <strong>${now.symbol} ${now.sentence}</strong> (${now.colour}; ${now.evidenceText};`);
+      expect(entry.content).toContain(`href="${TEST_BASE_URL}/how-it-works#verdict"`);
 
       const scoped = async (path: string) => parseFeed((await text(t, path).expect(200)).body as string).items.map((i) => i.title);
       expect(await scoped(`/merchants/${merchant.slug}/feed.atom`)).toEqual([`Cart <Bot> & Co on ${merchant.name}: Works`]);
@@ -93,79 +93,70 @@ describe('open data', () => {
       }
       const changes = await t.db.prisma.statusChange.findMany({ where: { merchantId: merchant.id, agentId: agent.id } });
       expect(changes.some((c) => c.task === 'CHECKOUT' && c.fromStatus === 'supported' && c.toStatus === 'blocked')).toBe(true);
-      const now = (await reachesOn(t, merchant.slug)).get(agent.slug)!;
-      expect(now.label).toMatch(/stops at checkout: blocked/i);
+      const now = (await verdictsOn(t, merchant.slug)).get(agent.slug)!;
+      expect(now.label).toMatch(/stop(s|ped) at checkout: blocked/i);
       for (const path of ['/feed.atom', `/merchants/${merchant.slug}/feed.atom`, `/agents/${agent.slug}/feed.atom`]) {
         const items = parseFeed((await text(t, path).expect(200)).body as string).items;
         const title = `Cart <Bot> & Co on ${merchant.name}: ${TASK_LABELS.CHECKOUT} changed from Supported to Blocked`;
         expect(items.map((i) => i.title), path).toContain(title);
-        // The change names the agent's reach now (every entry of the pair does, with the current label).
-        expect(items.find((i) => i.title === title)!.content, path).toContain(`now: <strong>${now.label}</strong>`);
+        // The change names the agent's verdict now (every entry of the pair does, with the current sentence).
+        expect(items.find((i) => i.title === title)!.content, path).toContain(`now: <strong>${now.symbol} ${now.sentence}</strong>`);
       }
     });
   });
 
   describe('badges', () => {
-    it('says how far each agent gets, in the colour of its reach, in shields style, with Cache-Control, an ETag and 304', async () => {
+    it('shows the verdict in its colour, short ("checkout ✓") with the sentence in the title, hatched when low confidence, with Cache-Control, an ETag and 304', async () => {
       const shop = await aMerchant(t.db.prisma, { name: 'Badge Shop' });
       const outcomes = { supported: 'WORKS', partial: 'PARTIAL', blocked: 'BLOCKED', unsupported: 'DOES_NOT_WORK', unknown: 'UNSURE' } as const;
       for (const [status, outcome] of Object.entries(outcomes)) {
         const a = await anAgent(t.db.prisma, { slug: `badge-${status}` });
         await aReport(t.db.prisma, { merchantId: shop.id, agentId: a.id, status: 'APPROVED', outcome, capabilityResults: { ACCESS: outcome } }, t.clock.now());
       }
-      // Through the cart on two agreeing reports (medium confidence): green.
-      const carted = await anAgent(t.db.prisma, { slug: 'badge-carted' });
-      for (let i = 0; i < 2; i += 1) {
-        const capabilityResults = { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'WORKS' } as const;
-        await aReport(t.db.prisma, { merchantId: shop.id, agentId: carted.id, status: 'APPROVED', outcome: 'WORKS', capabilityResults }, t.clock.now());
+      // Through checkout on three agreeing reports: green, medium confidence (solid).
+      const through = await anAgent(t.db.prisma, { slug: 'badge-checkout', name: 'A Rather Long Agent Name' });
+      for (let i = 0; i < 3; i += 1) {
+        const capabilityResults = { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'WORKS', CHECKOUT: 'WORKS' } as const;
+        await aReport(t.db.prisma, { merchantId: shop.id, agentId: through.id, status: 'APPROVED', outcome: 'WORKS', capabilityResults }, t.clock.now());
       }
-      // Stopped at the door on two agreeing reports (medium confidence): red.
+      // Stopped at the door on three agreeing reports: red, medium.
       const stopped = await anAgent(t.db.prisma, { slug: 'badge-stopped' });
-      for (let i = 0; i < 2; i += 1) {
+      for (let i = 0; i < 3; i += 1) {
         await aReport(t.db.prisma, { merchantId: shop.id, agentId: stopped.id, status: 'APPROVED', outcome: 'BLOCKED', capabilityResults: { ACCESS: 'BLOCKED' } }, t.clock.now());
       }
       await anAgent(t.db.prisma, { slug: 'badge-untested' });
-      const reaches = await reachesOn(t, shop.slug);
-      const tones = new Set<string>();
-      for (const slug of [...Object.keys(outcomes).map((status) => `badge-${status}`), 'badge-carted', 'badge-stopped', 'badge-untested']) {
+      const verdicts = await verdictsOn(t, shop.slug);
+      const colours = new Set<string>();
+      for (const slug of [...Object.keys(outcomes).map((status) => `badge-${status}`), 'badge-checkout', 'badge-stopped', 'badge-untested']) {
         const res = await text(t, `/badges/${shop.slug}/${slug}.svg`).expect(200);
         expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
         expect(res.headers['cache-control']).toBe('public, max-age=300');
         expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
         const svg = res.body as string;
-        expect(svg, slug).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-        // The API's label (the summary's reach) and its colour; an untested agent reads "not tested" in grey.
-        const reach = reaches.get(slug) ?? { label: 'Not tested', tone: 'grey' as const };
-        expect(svg, slug).toContain(escapeBadge(badgeMessage(reach.label)));
-        expect(svg, slug).toContain(`fill="${BADGE_TONE[reach.tone]}"`);
-        tones.add(reach.tone);
+        expect(svg, slug).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="(\d+)"/);
+        expect(XMLValidator.validate(svg), slug).toBe(true);
+        // Short enough for a README line.
+        expect(Number(/width="(\d+)"/.exec(svg)![1]), slug).toBeLessThanOrEqual(200);
+        // The API's verdict: its few words and symbol, its colour, the whole sentence in the title.
+        const v = verdicts.get(slug) ?? { short: 'not tested', symbol: '–', colour: 'grey' as const, sentence: 'Not tested yet', confidence: 'low', evidenceText: 'No reports yet' };
+        expect(svg, slug).toContain(`>${escapeBadge(`${v.short} ${v.symbol}`)}</text>`);
+        expect(svg, slug).toContain(`fill="${BADGE_COLOURS[v.colour]}"`);
+        const title = /<title>([^<]*)<\/title>/.exec(svg)![1]!;
+        expect(title, slug).toContain(`at Badge Shop: ${v.sentence.replace(/'/g, '&#39;')} (${v.evidenceText}`);
+        expect(svg.includes('data-confidence="low"'), slug).toBe(v.confidence === 'low' && slug !== 'badge-untested');
+        colours.add(v.colour);
         expect(res.headers.etag).toBeDefined();
         await text(t, `/badges/${shop.slug}/${slug}.svg`, { 'If-None-Match': res.headers.etag! }).expect(304);
       }
-      expect(tones).toEqual(new Set(['green', 'amber', 'red', 'grey']));
-      expect(reaches.get('badge-carted')!.tone).toBe('green');
-      expect(reaches.get('badge-stopped')!.tone).toBe('red');
+      expect(colours).toEqual(new Set(['green', 'amber', 'red', 'grey']));
+      expect(verdicts.get('badge-checkout')).toMatchObject({ colour: 'green', short: 'checkout', confidence: 'medium' });
+      expect(verdicts.get('badge-stopped')).toMatchObject({ colour: 'red', short: 'stops at access' });
+      // One report is as red as three: colour never follows confidence; the hatch says it is one report.
+      expect(verdicts.get('badge-blocked')).toMatchObject({ colour: 'red', confidence: 'low', sentence: 'Stopped at website access: blocked' });
       expect((await text(t, `/badges/${shop.slug}/badge-untested.svg`).expect(200)).body as string).toContain('not tested');
-      // One report: the label hedges ("in few reports"), and the colour is amber: one report decides no colour.
-      expect((await text(t, `/badges/${shop.slug}/badge-blocked.svg`).expect(200)).body as string).toContain('stopped at website access in few reports: blocked');
     });
 
-    it('keeps how far the agent gets and where it stops, with why, when it shortens a long label', () => {
-      expect(badgeMessage('Completes purchases')).toBe('completes purchases');
-      expect(badgeMessage('Gets through the cart; stops at checkout: blocked by a CAPTCHA; product details only partly works')).toBe(
-        'gets through the cart; stops at checkout: blocked by a CAPTCHA',
-      );
-      expect(badgeMessage('Usually gets through checkout; browsing only partly works; purchase not confirmed yet')).toBe(
-        'usually gets through checkout; browsing only partly works',
-      );
-      // Too long even so: the stop and its reason are never dropped.
-      const long = 'Got through the cart in few reports; stopped at checkout in few reports: doesn\'t work (an interface it cannot use)';
-      expect(badgeMessage(long)).toBe(long.charAt(0).toLowerCase() + long.slice(1));
-      expect(badgeMessage('Stops at website access: blocked; browsing only partly works')).toBe('stops at website access: blocked; browsing only partly works');
-      expect('stops at website access: blocked; browsing only partly works'.length).toBeLessThanOrEqual(BADGE_MESSAGE_MAX);
-    });
-
-    it('shows a task\'s status with ?task= in the status colours', async () => {
+    it('shows a task\'s status with ?task= in words and a symbol, in one neutral colour (colours are the verdict\'s)', async () => {
       const shop = await aMerchant(t.db.prisma, { name: 'Task Badge Shop' });
       const outcomes = { supported: 'WORKS', partial: 'PARTIAL', blocked: 'BLOCKED', unsupported: 'DOES_NOT_WORK', unknown: 'UNSURE' } as const;
       for (const [status, outcome] of Object.entries(outcomes)) {
@@ -175,8 +166,8 @@ describe('open data', () => {
       await anAgent(t.db.prisma, { slug: 'task-badge-untested' });
       for (const status of [...Object.keys(outcomes), 'untested'] as Array<keyof typeof BADGE_STATUS>) {
         const svg = (await text(t, `/badges/${shop.slug}/task-badge-${status}.svg?task=CART`).expect(200)).body as string;
-        expect(svg, status).toContain(BADGE_STATUS[status].message);
-        expect(svg, status).toContain(`fill="${BADGE_STATUS[status].color}"`);
+        expect(svg, status).toContain(escapeBadge(BADGE_STATUS[status]));
+        expect(svg, status).toContain(`fill="${TASK_BADGE_COLOUR}"`);
       }
     });
 
@@ -226,6 +217,7 @@ describe('open data', () => {
       expect(body).toMatch(/^# Agent-Compatibility Directory\n\n> /);
       const links = [...body.matchAll(/\]\((http[^)]+)\)/g)].map((m) => m[1]!);
       // How far an agent gets, and the query for "where does my agent get through checkout".
+      expect(body).toContain('`verdict`');
       expect(body).toContain('`reach`');
       expect(body).toContain(`\`GET ${TEST_BASE_URL}/api/v1/agents/{slug}/merchants?reaches=CHECKOUT&sort=reach\``);
       for (const name of ['/agent-guide', '/api/v1/openapi.json', '/api/v1/contribution-schema', '/mcp', '/how-it-works']) {

@@ -4,8 +4,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { GREEN_FROM } from '../../src/modules/aggregation/reach.js';
-import { Reach } from '../../src/modules/directory/schemas.js';
+import { GENERAL_MIN_REPORTS, GREEN_FROM } from '../../src/modules/aggregation/verdict.js';
+import { Reach, Verdict } from '../../src/modules/directory/schemas.js';
 import { MCP_TOOL_SUMMARIES, RETEST_DAYS_LATER } from '../../src/modules/site/agent-guide.js';
 import { PROBLEM_TYPES } from '../../src/problem-types.js';
 import { aCategory, aMerchant, anAgent } from '../factories/index.js';
@@ -181,11 +181,11 @@ describe('the agent guide', () => {
     for (const name of names) expect(guide).toMatch(new RegExp(`^  ${name} +${MCP_TOOL_SUMMARIES[name]!.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
   });
 
-  it('defines the reach (every field of the schema), its rule, and the filters and sort with an example that answers', async () => {
-    const section = /^(\d+)\. HOW FAR AN AGENT GETS: REACH\n-+\n([\s\S]*?)\n\d+\. [A-Z]/m.exec(guide)![2]!;
-    for (const field of Object.keys(Reach.shape)) expect(section, field).toMatch(new RegExp(`^  ${field}\\b`, 'm'));
-    for (const phrase of ['LOGIN stands beside it', 'never lowers the reach', 'reach.stop', `green from ${GREEN_FROM} on at medium confidence`, 'reach.label']) {
-      expect(section, phrase).toContain(phrase);
+  it('defines the verdict and the reach (every field of both schemas), their rules, and the filters and sort with an example that answers', async () => {
+    const section = /^(\d+)\. THE VERDICT, AND HOW FAR AN AGENT GETS \(REACH\)\n-+\n([\s\S]*?)\n\d+\. [A-Z]/m.exec(guide)![2]!;
+    for (const field of [...Object.keys(Verdict.shape), ...Object.keys(Reach.shape)]) expect(section, field).toMatch(new RegExp(`^  ${field}\\b`, 'm'));
+    for (const phrase of ['LOGIN stands beside it', 'never lowers how far the agent gets', `green through ${GREEN_FROM}`, 'Confidence never changes it', `from ${GENERAL_MIN_REPORTS} reports`, 'verdict.sentence']) {
+      expect(section.replace(/\s+/g, ' '), phrase).toContain(phrase);
     }
     const example = `${TEST_BASE_URL}/api/v1/agents/<slug>/merchants?reaches=CHECKOUT&sort=reach`;
     expect(section).toContain(`GET ${example}`);

@@ -73,7 +73,7 @@ describe('public directory endpoints', () => {
       const summary = res.body.data.agents.find((a: { agent: { slug: string } }) => a.agent.slug === pair!.agent);
       expect(summary).toMatchObject({
         status: 'untested',
-        label: 'Not tested',
+        label: 'Not tested yet',
         lastTestedAt: null,
         lastReportedAt: null,
         latestEvidenceAt: null,

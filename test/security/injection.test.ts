@@ -148,7 +148,7 @@ describe('SQL injection strings in filters', () => {
     });
     await probeAll(filters, (res, path) => {
       expect(res.headers['content-type'], path).toMatch(/^text\/html/);
-      if (/\?q=/.test(path)) expect(res.text, path).toContain('0 merchants found');
+      if (/\?q=/.test(path)) expect(res.text, path).toContain('0 shops found');
     });
     const slugs = CLASSIC.flatMap((injection) => {
       const value = encodeURIComponent(injection);

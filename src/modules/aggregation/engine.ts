@@ -17,6 +17,7 @@ import {
 import { compareNewestFirst, iso, maxOrNull, observationsFor, type EvidenceReport, type Observation } from './observations.js';
 import { computeTaskCapability, type RecentObservation, type TaskAssessment } from './task-status.js';
 import { reachOf, type Reach } from './reach.js';
+import { computeVerdictFacts, type VerdictFacts } from './verdict.js';
 
 export interface EvidenceReference {
   reportId: string;
@@ -64,6 +65,8 @@ export interface AgentSummary {
   capabilities: Record<TaskKey, TaskCapability>;
   /** How far the agent gets, where it stops and why (reach.ts); additive to the spec's fields. */
   reach: Reach;
+  /** What the verdict every surface shows is made of (verdict.ts); additive. */
+  verdict: VerdictFacts;
 }
 
 export interface SummaryOptions {
@@ -165,6 +168,8 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
   const rating =
     weighted.length === 0 ? 0 : Math.round((weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length) * 10_000) / 10_000;
 
+  const reach = reachOf(assessments, reports);
+
   const counts = emptyCounts();
   for (const report of reports) {
     counts[report.outcome] += 1;
@@ -201,6 +206,7 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
     latestEvidenceAt,
     evidence,
     capabilities,
-    reach: reachOf(assessments, reports),
+    reach,
+    verdict: computeVerdictFacts({ capabilities: assessments, reach, reports, now }),
   };
 }

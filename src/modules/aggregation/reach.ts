@@ -1,6 +1,6 @@
-// How far an agent gets at a merchant: the answer people come for. Computed from the task
-// statuses (task-status.ts) and the reports' failure reasons, here and nowhere else; every
-// surface (API, MCP, pages, badges, feeds, dump) shows what this returns. Pure, like the engine.
+// How far an agent gets at a merchant by its task statuses (task-status.ts) and the reports'
+// failure reasons, here and nowhere else: what the reach filters and sort=reach compare, and
+// what the verdict (verdict.ts) builds its words and colour on. Pure, like the engine.
 //
 // The ladder is the shopping funnel in spec order without LOGIN: ACCESS → SEARCH → DETAILS →
 // CART → CHECKOUT → PURCHASE. LOGIN stands beside it (many shops let a guest check out): its
@@ -16,7 +16,6 @@ import {
   CONFIDENCE_LEVELS,
   FAILURE_REASONS,
   FUNNEL_TASKS,
-  UNTESTED_SUMMARY_LABEL,
   type CapabilityStatus,
   type Confidence,
   type FailureReasonKey,
@@ -147,18 +146,6 @@ export const STOP_REASON_WORDS: Readonly<Record<FailureReasonKey, string>> = {
   OTHER: 'another limitation',
 };
 
-/**
- * The level from which a reach shows green: an agent known to get at least as far as the cart
- * (adding to the cart is where "it can shop here" starts), at medium confidence or better.
- */
-export const GREEN_FROM: FunnelTaskKey = 'CART';
-
-/** The reach's colour: green (through the cart or further), amber (some way, or not sure), red (stops before the cart), grey (nothing known). */
-export const REACH_TONES = ['green', 'amber', 'red', 'grey'] as const;
-export type ReachTone = (typeof REACH_TONES)[number];
-
-const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
 /** "blocked by a CAPTCHA", "the shop blocks agents", "doesn't work (an interface it cannot use)". */
 export function stopWords(stop: NonNullable<Reach['stop']>): string {
   if (stop.status === 'blocked' && stop.reason === 'EXPLICIT_BLOCK') return 'the shop blocks agents';
@@ -166,55 +153,3 @@ export function stopWords(stop: NonNullable<Reach['stop']>): string {
   if (stop.status === 'blocked') return reason ? `blocked by ${reason}` : 'blocked';
   return reason ? `doesn't work (${reason})` : "doesn't work";
 }
-
-/**
- * The one sentence every surface shows for a reach (API `reach.label`, pages, badges, feeds,
- * MCP): how far the agent gets first, where it stops and why, never more than the confidence
- * allows ("usually" at medium, "in few reports" at low).
- */
-export function reachLabel(reach: Reach): string {
-  if (reach.tested === 0) return UNTESTED_SUMMARY_LABEL;
-  const hedge = (high: string, medium: string, low: string) =>
-    reach.confidence === 'high' ? high : reach.confidence === 'medium' ? medium : low;
-  const partly = reach.partial.length > 0 ? `; ${REACH_STEP_WORDS[reach.partial[0]!]} only partly works` : '';
-  if (reach.stop) {
-    const at = REACH_STEP_WORDS[reach.stop.task];
-    const why = stopWords(reach.stop);
-    const stops = hedge(`Stops at ${at}: ${why}`, `Usually stops at ${at}: ${why}`, `Stopped at ${at} in few reports: ${why}`);
-    // Past the cart the sentence leads with how far it gets, hedged once.
-    return reach.task && reachLevelOf(reach.task) >= reachLevelOf(GREEN_FROM)
-      ? `${hedge('Gets', 'Usually gets', 'Got')} through ${REACH_STEP_WORDS[reach.task]}${reach.confidence === 'low' ? ' in few reports' : ''}; ${hedge('stops', 'stops', 'stopped')} at ${at}: ${why}${partly}`
-      : `${stops}${partly}`;
-  }
-  if (reach.task === null) return 'No step confirmed yet';
-  if (reach.task === 'PURCHASE') return `${hedge('Completes purchases', 'Usually completes purchases', 'Completed purchases in few reports')}${partly}`;
-  if (reachLevelOf(reach.task) < reachLevelOf(GREEN_FROM)) {
-    return `${upperFirst(`only ${REACH_STEP_WORDS[reach.task]} confirmed so far`)}${partly}`;
-  }
-  const next = reach.untestedNext ? `; ${REACH_STEP_WORDS[reach.untestedNext]} not confirmed yet` : '';
-  return `${hedge('Gets', 'Usually gets', 'Got')} through ${REACH_STEP_WORDS[reach.task]}${reach.confidence === 'low' ? ' in few reports' : ''}${partly}${next}`;
-}
-
-
-/**
- * The reach's colour: green only from GREEN_FROM on, red only for a stop before it, both at
- * medium confidence or better (one report decides neither); amber otherwise; grey for nothing known.
- */
-export function reachTone(reach: Reach): ReachTone {
-  if (reach.tested === 0 || (reach.task === null && !reach.stop)) return 'grey';
-  if (reach.confidence === 'low') return 'amber';
-  if (reach.level >= reachLevelOf(GREEN_FROM)) return 'green';
-  return reach.stop ? 'red' : 'amber';
-}
-
-/**
- * A stored summary's reach, with its label and colour: what every surface shows. A summary
- * stored before the reach existed (read until the upkeep's refresh recomputes it, right after
- * start) gets it from its task statuses, without failure reasons.
- */
-export function reachView(summary: { reach?: Reach; capabilities: Readonly<Record<TaskKey, ReachInput>> }) {
-  const reach = summary.reach ?? reachOf(summary.capabilities, []);
-  return { ...reach, label: reachLabel(reach), tone: reachTone(reach) };
-}
-
-export type ReachView = ReturnType<typeof reachView>;

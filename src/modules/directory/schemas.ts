@@ -12,7 +12,14 @@ import {
   STAGES,
   TASKS,
 } from '../aggregation/constants.js';
-import { GREEN_FROM, REACH_TONES } from '../aggregation/reach.js';
+import {
+  COMPACT_VERDICT_FIELDS,
+  GENERAL_MIN_REPORTS,
+  GREEN_FROM,
+  RED_UP_TO,
+  STEP_STATES,
+  VERDICT_COLOURS,
+} from '../aggregation/verdict.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -96,10 +103,60 @@ export const Reach = z
     tested: z.int().min(0).max(7).describe('Tasks (of seven, LOGIN included) with at least one observation.'),
     confidence: Confidence.describe('The lowest confidence of the steps that set the reach and of the stop.'),
     login: CapabilityStatus.describe('LOGIN\'s status: beside the ladder, it never caps the reach.'),
-    label: z.string().describe('The reach in words, as every surface shows it (the summary\'s label too).'),
-    tone: z.enum(REACH_TONES).describe(`green: gets at least as far as ${GREEN_FROM} at medium confidence or better; red: stops before it; amber: some way, or not sure; grey: nothing known.`),
+    label: z.string().describe('The verdict\'s sentence (verdict.sentence), as every surface shows it.'),
+    tone: z.enum(VERDICT_COLOURS).describe('The verdict\'s colour (verdict.colour).'),
   })
-  .meta({ id: 'Reach', description: 'How far the agent gets at this merchant, where it stops and why (see /how-it-works).' });
+  .meta({ id: 'Reach', description: 'How far the agent gets by its task statuses alone: what reaches=, minConfidence= and sort=reach compare. People read the verdict.' });
+
+const VerdictStep = z.enum(FUNNEL_TASKS);
+
+export const Verdict = z
+  .object({
+    colour: z
+      .enum(VERDICT_COLOURS)
+      .describe(
+        `By how far the agent gets, never by confidence: green once it gets through ${GREEN_FROM} (or completes a purchase), red when it stops at ACCESS or ${RED_UP_TO}, amber anywhere between, grey when no report places it on the ladder.`,
+      ),
+    symbol: z.string().describe('The symbol shown beside the colour (✓ green, ◐ amber, ✕ red, – grey).'),
+    sentence: z.string().describe('The one sentence every surface shows: how far the agent gets, then where it stops and why. The summary\'s label.'),
+    short: z.string().describe('A few words for small places such as badges: "checkout", "stops at access".'),
+    evidenceText: z.string().describe('The evidence in words: "3 reports · last tested Apr 2026".'),
+    furthest: z
+      .object({ task: VerdictStep, how: z.enum(['through', 'partly', 'reached']) })
+      .nullable()
+      .describe('The furthest step: got through it, partly through it, or only reached it (a report\'s furthest stage, without a task result).'),
+    through: VerdictStep.nullable().describe('The furthest step it gets fully through (supported); null when none.'),
+    stop: z
+      .object({
+        task: VerdictStep,
+        status: z.enum(['blocked', 'unsupported']),
+        reason: FailureReason.nullable(),
+        basis: z.enum(['tasks', 'reported']).describe('tasks: the step\'s status; reported: only a report\'s overall outcome at its furthest stage.'),
+      })
+      .nullable()
+      .describe('Where it stops and why; null when it does not.'),
+    partialBelow: VerdictStep.nullable().describe('The first step below the furthest that only partly works.'),
+    steps: z
+      .array(z.object({ task: VerdictStep, state: z.enum(STEP_STATES) }))
+      .describe('Each ladder step: through, partial, passed (no result, a later step worked), reached, stop, open (not tested yet), beyond (above a stop).'),
+    unplaced: z
+      .enum(['untested', 'unsure', 'old', 'no-step', 'login-only'])
+      .nullable()
+      .describe('Why no step is placed, when none is: no report, unsure reports, reports too old, reports naming no step, login only.'),
+    confidence: Confidence.describe('How sure: the lowest confidence of the steps the verdict rests on; low when it rests only on overall outcomes.'),
+    conflicting: z.boolean().describe('Recent reports disagree on a step the verdict rests on.'),
+    login: CapabilityStatus.describe('LOGIN\'s status, beside the ladder.'),
+    newestOutcome: Outcome.nullable().describe('The newest report\'s overall outcome.'),
+    evidence: z.object({
+      reports: z.int().min(0).describe('Approved reports of this agent here.'),
+      recent: z.int().min(0).describe('Of them, tested (else reported) in the last 90 days.'),
+      lastTestedOn: isoDate.nullable().describe('The newest test date, else that report\'s date; null without reports.'),
+    }),
+  })
+  .meta({
+    id: 'Verdict',
+    description: `The answer people read, made once by the aggregation engine (see /how-it-works#verdict). The sentence says "usually" only from ${GENERAL_MIN_REPORTS} reports at medium confidence, and speaks in the present tense only from ${GENERAL_MIN_REPORTS} at high; otherwise it tells what the reports saw.`,
+  });
 
 export const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
@@ -108,7 +165,8 @@ export const AgentRef = z
 export const AgentSummary = z
   .object({
     agent: AgentRef,
-    label: z.string().describe('How far the agent gets, in words (the same as reach.label).'),
+    label: z.string().describe('The verdict\'s sentence.'),
+    verdict: Verdict,
     reach: Reach,
     status: CapabilityStatus,
     statusTask: Task.nullable(),
@@ -165,10 +223,16 @@ export const Merchant = z
 
 export const MerchantList = ListEnvelope(Merchant, 'MerchantList');
 
+const CompactVerdict = Verdict.pick(Object.fromEntries(COMPACT_VERDICT_FIELDS.map((f) => [f, true])) as { [K in (typeof COMPACT_VERDICT_FIELDS)[number]]: true }).meta({
+  id: 'CompactVerdict',
+  description: 'The verdict without its steps (the merchant\'s own URL has them).',
+});
+
 const CompactAgentSummary = z
   .object({
     agent: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url }),
-    label: z.string(),
+    label: z.string().describe('The verdict\'s sentence.'),
+    verdict: CompactVerdict,
     reach: Reach,
     status: CapabilityStatus,
     statusTask: Task.nullable(),

@@ -29,6 +29,8 @@ export interface MerchantSearch {
   offset: number;
   limit: number;
   now: Date;
+  /** Also count the sponsored listings among the matches (the pages say "19 shops + 4 sponsored"). */
+  countSponsored?: boolean;
 }
 
 /** A public merchant row with its public satellite data (never a private column). */
@@ -186,7 +188,7 @@ export async function searchMerchants(
   prisma: PrismaClient,
   s: MerchantSearch,
   count: Counter = uncachedCounter(prisma),
-): Promise<{ total: number; rows: MerchantRow[] }> {
+): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[] }> {
   const from = searchFrom(s);
   const where = searchConditions(s);
   const sponsored = sponsoredNow(s.now);
@@ -218,12 +220,14 @@ export async function searchMerchants(
     }
     return ids;
   };
-  const [total, ids] = await Promise.all([countAll(), pageIds()]);
-  if (ids.length === 0) return { total, rows: [] };
+  // Driven from the running sponsorships (a handful), through the search's own conditions.
+  const countSponsored = () => (s.countSponsored ? count(countQuery(from, Prisma.sql`${where} AND ${sponsored}`)) : Promise.resolve(null));
+  const [total, sponsoredTotal, ids] = await Promise.all([countAll(), countSponsored(), pageIds()]);
+  if (ids.length === 0) return { total, sponsored: sponsoredTotal, rows: [] };
   const rows = await prisma.$queryRaw<MerchantRow[]>`
     SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return { total, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
+  return { total, sponsored: sponsoredTotal, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
 }
 
 /** A public merchant by id (UUID) or slug. */

@@ -4,7 +4,8 @@ import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound } from '../../errors.js';
 import { CONFIDENCE_LEVELS, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
-import { reachLevelOf, reachView } from '../aggregation/reach.js';
+import { reachLevelOf, reachOf } from '../aggregation/reach.js';
+import { compactVerdict, summaryVerdict } from '../aggregation/verdict.js';
 import { statusMask } from '../aggregation/status-bits.js';
 import { summarize } from '../aggregation/summaries.service.js';
 import type { AgentTrend } from '../aggregation/trends.js';
@@ -58,6 +59,16 @@ function agentRef(links: Links, agent: AgentRow) {
 }
 
 
+/**
+ * A stored summary's verdict, and its reach carrying the verdict's sentence and colour as
+ * `label` and `tone`: one answer, whichever field a client reads.
+ */
+function verdictAndReach(summary: AgentSummary) {
+  const verdict = summaryVerdict(summary);
+  const reach = summary.reach ?? reachOf(summary.capabilities, []);
+  return { verdict, reach: { ...reach, label: verdict.sentence, tone: verdict.colour } };
+}
+
 function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, shape: 'detail' | 'list' = 'detail') {
   const absolute = <T extends { url: string }>(refs: T[]) =>
     refs.map((ref) => ({ ...ref, url: ref.url.startsWith('/') ? `${links.baseUrl}${ref.url}` : ref.url }));
@@ -76,11 +87,12 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
       ];
     }),
   );
-  const reach = reachView(summary);
+  const { verdict, reach } = verdictAndReach(summary);
   return {
     agent: agentRef(links, agent),
-    // How far the agent gets, in the words every surface uses (aggregation/reach.ts).
-    label: reach.label,
+    // The verdict every surface shows (aggregation/verdict.ts); its sentence is the label.
+    label: verdict.sentence,
+    verdict,
     reach,
     status: summary.status,
     statusTask: summary.statusTask,
@@ -97,10 +109,11 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
 }
 
 function compactSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
-  const reach = reachView(summary);
+  const { verdict, reach } = verdictAndReach(summary);
   return {
     agent: { id: agent.id, slug: agent.slug, name: agent.name, url: agentPageUrl(links, agent.slug) },
-    label: reach.label,
+    label: verdict.sentence,
+    verdict: compactVerdict(verdict),
     reach,
     status: summary.status,
     statusTask: summary.statusTask,
@@ -165,13 +178,16 @@ async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scope
   return { agent, category };
 }
 
-/** GET /merchants and /agents/:slug/merchants (as the pages use it: `list` shape). */
-export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
-  const { total, merchants } = await searchSummaries(ctx, query, scopedAgent);
+/**
+ * GET /merchants and /agents/:slug/merchants (as the pages use it: `list` shape). With
+ * `countSponsored`, also how many of the matches are sponsored listings.
+ */
+export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, options: { countSponsored?: boolean } = {}) {
+  const { total, sponsored, merchants } = await searchSummaries(ctx, query, scopedAgent, options.countSponsored);
   const data = merchants.map(({ row, summaries }) =>
     merchantView(ctx, row, summaries.map(({ agent, summary }) => agentSummaryView(ctx, agent, summary, 'list'))),
   );
-  return { total, data };
+  return { total, sponsored, data };
 }
 
 /** The same search in the compact view (`view=compact`). */
@@ -196,7 +212,7 @@ function reachFilters(query: MerchantQuery): Pick<MerchantSearch, 'reachLevel' |
   };
 }
 
-async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
   // The schemas refuse these without an agent; a caller that skipped them is refused the same way.
   if (!agent) {
@@ -222,8 +238,9 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     // To the minute, so that count queries repeat (and hit the count cache) within a minute;
     // sponsorships start and end on whole days, and `days` is not meant to the second.
     now: new Date(Math.floor(ctx.now.getTime() / 60_000) * 60_000),
+    countSponsored,
   };
-  const [{ total, rows }, agents] = await Promise.all([
+  const [{ total, sponsored, rows }, agents] = await Promise.all([
     searchMerchants(ctx.prisma, search, await cachedCounter(ctx.prisma)),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
@@ -240,7 +257,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
       .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as AgentSummary }))
       .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
   }));
-  return { total, merchants };
+  return { total, sponsored, merchants };
 }
 
 const trendOfSummary = (summary: AgentSummary | undefined): AgentTrend | null => (summary as { trend?: AgentTrend } | undefined)?.trend ?? null;

@@ -1,55 +1,86 @@
 // Embeddable badges (shields style, rendered by shields.io's own badge-maker, which escapes its
-// text): how far one agent gets on one merchant (its reach label, coloured by the reach's tone),
-// or one task's status with ?task=. Public summaries only, the same the API shows; an unknown
-// merchant or agent is a grey "unknown".
+// text): the agent on the left; on the right the verdict's few words and symbol ("checkout ✓"),
+// in the verdict's colour, outlined by a hatch when the verdict is low confidence (confidence
+// never changes the hue); the whole sentence and its evidence in the title. Or one task's status
+// with ?task=. Public summaries only, the same the API shows; an unknown merchant or agent is a
+// grey "unknown".
+import ejs from 'ejs';
 import { makeBadge } from 'badge-maker';
 import type { PrismaClient } from '../../db/client.js';
-import { TASK_LABELS, TASKS, UNTESTED_SUMMARY_LABEL, type CapabilityStatus, type TaskKey } from '../aggregation/constants.js';
+import { CONFIDENCE_LABELS, TASK_LABELS, TASKS, type CapabilityStatus, type TaskKey } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
-import { reachView, type ReachTone } from '../aggregation/reach.js';
+import { summaryVerdict, UNTESTED_FACTS, verdictOf, type Verdict, type VerdictColour } from '../aggregation/verdict.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { findPublicMerchant, summariesFor } from '../merchants/merchants.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
 
-/** The words and colour of each task status on a per-task badge (short: badges are small). */
-export const BADGE_STATUS: Readonly<Record<CapabilityStatus, { message: string; color: string }>> = {
-  supported: { message: 'supported', color: '#2e7d32' },
-  partial: { message: 'partial', color: '#b26a00' },
-  blocked: { message: 'blocked', color: '#c62828' },
-  unsupported: { message: 'unsupported', color: '#c62828' },
-  unknown: { message: 'unknown evidence', color: '#6e6e6e' },
-  untested: { message: 'untested', color: '#6e6e6e' },
+/**
+ * The words and symbol of each task status on a per-task badge. One colour for all of them: the
+ * colours belong to the verdict (how far the agent gets), and a single task is not that answer.
+ */
+export const BADGE_STATUS: Readonly<Record<CapabilityStatus, string>> = {
+  supported: 'works ✓',
+  partial: 'partly works ◐',
+  blocked: 'blocked ⊘',
+  unsupported: "doesn't work ✕",
+  unknown: 'unclear ?',
+  untested: 'not tested –',
 };
 
+/** The one colour of per-task badges (a neutral slate, white text). */
+export const TASK_BADGE_COLOUR = '#4c5a6b';
+
 /**
- * The colour of each reach tone on an agent's badge. Amber is light enough that badge-maker
- * writes dark text on it (contrast above 7:1); the others carry white text.
+ * The colour of each verdict colour on a badge. Amber is light enough that badge-maker writes
+ * dark text on it (contrast above 7:1); the others carry white text.
  */
-export const BADGE_TONE: Readonly<Record<ReachTone, string>> = {
+export const BADGE_COLOURS: Readonly<Record<VerdictColour, string>> = {
   green: '#2e7d32',
   amber: '#ffc107',
   red: '#c62828',
   grey: '#6e6e6e',
 };
 
-/** Characters of a badge's message past which its optional clauses are dropped. */
-export const BADGE_MESSAGE_MAX = 64;
+/** Characters XML 1.0 cannot carry: a name holding one must not make the badge ill-formed. */
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const xmlText = (text: string) => text.replace(NOT_XML, '\uFFFD');
 
-/**
- * A reach label as a badge says it: its first letter lower-case (it follows the agent's name),
- * how far the agent gets and where it stops, with the reason, always kept; the clauses after
- * them ("… only partly works", "… not confirmed yet") kept only while it fits BADGE_MESSAGE_MAX.
- */
-export function badgeMessage(label: string): string {
-  const clauses = label.split('; ');
-  const stop = clauses.findIndex((clause) => /^(usually )?stop/i.test(clause));
-  const kept = clauses.slice(0, stop === 1 ? 2 : 1);
-  for (const clause of clauses.slice(kept.length)) {
-    if ([...kept, clause].join('; ').length > BADGE_MESSAGE_MAX) break;
-    kept.push(clause);
+/** The badge's title: who, where, the verdict's sentence, its evidence and confidence. */
+export function badgeTitle(agentName: string, merchantName: string, verdict: Verdict): string {
+  const sure = verdict.evidence.reports > 0 ? `, ${CONFIDENCE_LABELS[verdict.confidence].toLowerCase()}` : '';
+  return `${agentName} at ${merchantName}: ${verdict.sentence} (${verdict.evidenceText}${sure})`;
+}
+
+/** Widest badge, in pixels: it must sit in a line of a README. */
+export const BADGE_MAX_WIDTH = 200;
+
+const widthOf = (svg: string) => Number(/^<svg [^>]*width="(\d+)"/.exec(svg)?.[1] ?? 0);
+
+/** A badge no wider than BADGE_MAX_WIDTH: a long agent name is shortened with "…" (the title has it whole). */
+function fittedBadge(agentName: string, message: string, color: string): string {
+  let label = xmlText(agentName);
+  let svg = makeBadge({ label, message, color });
+  while (widthOf(svg) > BADGE_MAX_WIDTH && label.length > 4) {
+    label = `${[...label].slice(0, -2).join('').trimEnd()}…`;
+    svg = makeBadge({ label, message, color });
   }
-  const message = kept.join('; ');
-  return message.charAt(0).toLowerCase() + message.slice(1);
+  return svg;
+}
+
+/** The verdict's badge: "agent | checkout ✓", hatched when low confidence, the sentence as its title. */
+export function verdictBadge(agentName: string, merchantName: string, verdict: Verdict): string {
+  const title = ejs.escapeXML(xmlText(badgeTitle(agentName, merchantName, verdict)));
+  let svg = fittedBadge(agentName, `${verdict.short} ${verdict.symbol}`, BADGE_COLOURS[verdict.colour]);
+  svg = svg.replace(/aria-label="[^"]*"/, `aria-label="${title}"`).replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`);
+  if (verdict.confidence === 'low' && verdict.evidence.reports > 0) {
+    // A hatch over the message's half: the same hue, marked as tentative.
+    svg = svg.replace(
+      /(<rect x="(\d+)" width="(\d+)" height="20" fill="#[0-9a-f]{6}"\/>)/,
+      '<defs><pattern id="low" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="2" height="4" fill="#fff" fill-opacity=".35"/></pattern></defs>$1<rect x="$2" width="$3" height="20" fill="url(#low)" data-confidence="low"/>',
+    );
+  }
+  return svg;
 }
 
 export interface Badge {
@@ -77,11 +108,10 @@ export async function badge(prisma: PrismaClient, input: { merchantSlug: string;
     const capability = summary?.capabilities[task];
     const status: CapabilityStatus = capability?.status ?? 'untested';
     const confidence = capability && status !== 'untested' ? `, ${capability.confidence} confidence` : '';
-    const shown = BADGE_STATUS[status];
-    return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
+    const label = xmlText(`${agent.name} · ${TASK_LABELS[task].toLowerCase()}`);
+    return { status: 200, merchantId: merchant.id, svg: makeBadge({ label, message: `${BADGE_STATUS[status]}${confidence}`, color: TASK_BADGE_COLOUR }) };
   }
-  // How far the agent gets: the API's label (reach.label), coloured by reach and confidence.
-  const reach = summary ? reachView(summary) : null;
-  const message = badgeMessage(reach?.label ?? UNTESTED_SUMMARY_LABEL);
-  return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
+  // The verdict, as every surface shows it.
+  const verdict = summary ? summaryVerdict(summary) : verdictOf(UNTESTED_FACTS);
+  return { status: 200, merchantId: merchant.id, svg: verdictBadge(agent.name, merchant.name, verdict) };
 }

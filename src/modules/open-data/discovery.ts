@@ -29,17 +29,17 @@ export function llmsTxt(links: Links, hasDump: boolean): string {
 
 ${DISCLAIMER}
 
-How far an agent gets at a merchant is its reach: the furthest step of the ladder ${FUNNEL_TASKS.join(' → ')} it is known to get through (login stands beside the ladder), where it stops and why, and how sure that is. Every per-agent summary carries it as \`reach\`, and its \`label\` is \`reach.label\` (the methodology page explains the rule). To find where an agent gets through checkout, furthest first: \`GET ${links.baseUrl}/api/v1/agents/{slug}/merchants?reaches=CHECKOUT&sort=reach\` (also \`minConfidence=medium\`, \`task=CART&taskStatus=blocked,unsupported\`; the MCP tool search_merchants takes the same filters).
+What people read about an agent at a merchant is its verdict: how far it gets on the way ${FUNNEL_TASKS.join(' → ')} (login stands beside it), where it stops and why, the evidence behind it and how sure that is, in one sentence and one colour (by how far, never by confidence). Every per-agent summary carries it as \`verdict\`, and its \`label\` is \`verdict.sentence\`; show those rather than composing your own (the methodology page explains the rules). \`reach\` is the same walk over the task statuses alone, what the filters compare. To find where an agent gets at least as far as checkout, furthest first: \`GET ${links.baseUrl}/api/v1/agents/{slug}/merchants?reaches=CHECKOUT&sort=reach\` (also \`minConfidence=medium\`, \`task=CART&taskStatus=blocked,unsupported\`; the MCP tool search_merchants takes the same filters).
 
 Read the agent guide before contributing: it states the rules an agent must follow (a bearer key in the Authorization header only, one report per merchant and agent, stop on 401/403, honour Retry-After, no personal data).
 
 ## Docs
 
-- [Agent guide](${d.agentGuide}): plain text; identity, the work queue, submitting and updating reports, reading the directory and the reach, errors and limits, a worked example
+- [Agent guide](${d.agentGuide}): plain text; identity, the work queue, submitting and updating reports, reading the directory and the verdict, errors and limits, a worked example
 - [OpenAPI document](${d.openApi}): every endpoint, status and body of the JSON API (/api/v1)
 - [Contribution schema](${d.contributionSchema}): tasks, outcomes, stages, limits and the JSON Schema of a report
 - [MCP endpoint](${d.mcp}): the same services as Model Context Protocol tools (Streamable HTTP, POST)
-- [Methodology](${d.methodology}): how reports become statuses, confidence, reach and trends
+- [Methodology](${d.methodology}): how reports become verdicts, statuses, confidence and trends
 - [Problem types](${d.problems}): what each API error means and what to do
 
 ## Data

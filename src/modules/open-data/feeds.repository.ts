@@ -1,10 +1,10 @@
 // The status changes the feeds list (only of public merchants and active agents), and the
-// current reach of the merchant and agent pairs their entries name.
+// current verdict of the merchant and agent pairs their entries name.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { CapabilityStatus, TaskKey } from '../aggregation/constants.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
-import type { Reach, ReachInput } from '../aggregation/reach.js';
+import type { StoredForVerdict } from '../aggregation/verdict.js';
 
 export interface StatusChangeRow {
   id: string;
@@ -40,33 +40,33 @@ export async function latestStatusChanges(
      ORDER BY c.changed_at DESC, c.id DESC LIMIT ${limit}`;
 }
 
-/** What reachView needs of a stored summary: its reach, and its task statuses for a summary stored before it. */
-export interface StoredReach {
-  reach?: Reach;
-  capabilities: Record<TaskKey, ReachInput>;
-}
+/** What a verdict is read from (verdict.ts summaryVerdict): its facts, or for a summary stored before them, its reach, task statuses and counts. */
+export type StoredVerdict = StoredForVerdict;
 
 /**
- * The public summaries of these merchant and agent pairs (only the parts a reach is read from),
+ * The public summaries of these merchant and agent pairs (only the parts a verdict is read from),
  * keyed `merchantId:agentId`; a pair without approved reports is absent.
  */
-export async function currentReaches(
+export async function currentVerdicts(
   prisma: PrismaClient,
   pairs: ReadonlyArray<{ merchantId: string; agentId: string }>,
-): Promise<Map<string, StoredReach>> {
+): Promise<Map<string, StoredVerdict>> {
   if (pairs.length === 0) return new Map();
   // As text, parsed here, like the directory's summary reads.
   const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
     SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId",
-           jsonb_build_object('reach', s.summary -> 'reach', 'capabilities', s.summary -> 'capabilities')::text AS summary
+           jsonb_build_object('verdict', s.summary -> 'verdict', 'reach', s.summary -> 'reach', 'capabilities', s.summary -> 'capabilities',
+                              'counts', s.summary -> 'counts', 'lastTestedAt', s.summary -> 'lastTestedAt',
+                              'lastReportedAt', s.summary -> 'lastReportedAt')::text AS summary
       FROM ${PUBLIC_SUMMARIES}
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[]) AS p(merchant_id, agent_id)
         ON p.merchant_id = s.merchant_id AND p.agent_id = s.agent_id
      WHERE s.report_count > 0`;
   return new Map(
     rows.map((row) => {
-      const { reach, capabilities } = JSON.parse(row.summary) as { reach: Reach | null; capabilities: StoredReach['capabilities'] };
-      return [`${row.merchantId}:${row.agentId}`, reach ? { reach, capabilities } : { capabilities }];
+      // jsonb_build_object keeps absent keys as null; the verdict reads absent as undefined.
+      const stored = Object.fromEntries(Object.entries(JSON.parse(row.summary) as Record<string, unknown>).filter(([, v]) => v !== null));
+      return [`${row.merchantId}:${row.agentId}`, stored as unknown as StoredVerdict];
     }),
   );
 }

@@ -8,13 +8,13 @@ import { Feed } from 'feed';
 import type { PrismaClient } from '../../db/client.js';
 import { notFound } from '../../errors.js';
 import { CAPABILITY_STATUS_LABELS, OUTCOME_LABELS, TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
-import { reachView } from '../aggregation/reach.js';
+import { summaryVerdict } from '../aggregation/verdict.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { agentPageUrl, categoryPageUrl, DISCLAIMER, merchantPageUrl, methodologyUrl, type Links } from '../directory/notice.js';
 import { findPublicMerchant } from '../merchants/merchants.repository.js';
 import { latestApprovedReports } from '../reports/public-reports.repository.js';
 import { reportView } from '../reports/public-reports.service.js';
-import { currentReaches, latestStatusChanges } from './feeds.repository.js';
+import { currentVerdicts, latestStatusChanges } from './feeds.repository.js';
 import { DATA_LICENCE } from './licence.js';
 import { SLUG_PATTERN } from '../../text.js';
 
@@ -80,14 +80,14 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
     latestStatusChanges(deps.prisma, where.filter, FEED_ENTRIES),
   ]);
   const pairs = new Map([...reports, ...changes].map((row) => [`${row.merchantId}:${row.agentId}`, { merchantId: row.merchantId, agentId: row.agentId }]));
-  const reaches = await currentReaches(deps.prisma, [...pairs.values()]);
-  const reachUrl = `${methodologyUrl(deps)}#reach`;
-  /** How far the agent gets on the merchant now, when it has public evidence there: the API's label. */
-  const reachNow = (row: { merchantId: string; agentId: string; agentName: string; merchantName: string }) => {
-    const stored = reaches.get(`${row.merchantId}:${row.agentId}`);
+  const verdicts = await currentVerdicts(deps.prisma, [...pairs.values()]);
+  const verdictUrl = `${methodologyUrl(deps)}#verdict`;
+  /** The verdict on the agent at the merchant now, when it has public evidence there: the API's label. */
+  const verdictNow = (row: { merchantId: string; agentId: string; agentName: string; merchantName: string }) => {
+    const stored = verdicts.get(`${row.merchantId}:${row.agentId}`);
     if (!stored) return '';
-    const { label } = reachView(stored);
-    return `<p>How far <strong>${escapeHtml(row.agentName)}</strong> gets on ${escapeHtml(row.merchantName)} now: <strong>${escapeHtml(label)}</strong> (<a href="${escapeHtml(reachUrl)}">how reach is judged</a>).</p>`;
+    const verdict = summaryVerdict(stored);
+    return `<p data-verdict="${verdict.colour}">${escapeHtml(row.agentName)} at ${escapeHtml(row.merchantName)} now: <strong>${escapeHtml(verdict.symbol)} ${escapeHtml(verdict.sentence)}</strong> (${escapeHtml(verdict.colour)}; ${escapeHtml(verdict.evidenceText)}; <a href="${escapeHtml(verdictUrl)}">how the verdict is made</a>).</p>`;
   };
   const entries: Entry[] = [
     ...reports.map((row): Entry => {
@@ -105,7 +105,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
           `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
           tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
           report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
-          reachNow(row),
+          verdictNow(row),
           `<p><a href="${escapeHtml(report.url)}">The report (JSON)</a> · <a href="${escapeHtml(page)}">the merchant's page</a></p>`,
           `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
         ].join(''),
@@ -123,7 +123,7 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
         date: change.changedAt,
         content: [
           `<p>${escapeHtml(what)} for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> changed from <strong>${escapeHtml(from)}</strong> to <strong>${escapeHtml(to)}</strong>, as approved reports were added, changed or aged.</p>`,
-          reachNow(change),
+          verdictNow(change),
           `<p><a href="${escapeHtml(methodologyUrl(deps))}">How statuses are computed</a></p>`,
           `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
         ].join(''),

@@ -1,17 +1,12 @@
-// A small server-rendered SVG of a trend's outcomes per month (stacked bars, no client
-// library), for the merchant page. Text is escaped; the SVG names what it shows for screen
-// readers (role="img" with a label and a title).
+// A small server-rendered SVG of a trend's reports per month (bars, no client library), for the
+// merchant page. One neutral colour: the page's colours are the verdict's (how far an agent
+// gets), so the outcomes of each month are said in the title and label, not in hues. Text is
+// escaped; the SVG names what it shows for screen readers (role="img" with a label and a title).
 import ejs from 'ejs';
-import { OUTCOME_LABELS, OUTCOMES, type OutcomeKey } from '../aggregation/constants.js';
+import { OUTCOME_LABELS, OUTCOMES } from '../aggregation/constants.js';
 import type { AgentTrend } from '../aggregation/trends.js';
 
-const COLOURS: Readonly<Record<OutcomeKey, string>> = {
-  WORKS: '#2e7d32',
-  PARTIAL: '#b26a00',
-  BLOCKED: '#c62828',
-  DOES_NOT_WORK: '#8e0000',
-  UNSURE: '#8a8a8a',
-};
+const BAR_COLOUR = '#4c5a6b';
 
 const BAR = 7;
 const GAP = 2;
@@ -26,13 +21,10 @@ export function sparklineSvg(months: AgentTrend['months'], subject: string): str
     .filter((_, i) => totals[i]! > 0)
     .map((m) => `${m.month}: ${OUTCOMES.filter((o) => m[o] > 0).map((o) => `${m[o]} ${OUTCOME_LABELS[o].toLowerCase()}`).join(', ')}`);
   const label = `${subject}: reports per month over the last ${months.length} months${described.length ? ` (${described.join('; ')})` : ', none'}`;
-  const bars = months.flatMap((m, i) => {
-    let y = HEIGHT;
-    return OUTCOMES.filter((o) => m[o] > 0).map((o) => {
-      const h = Math.max(1, Math.round((m[o] / peak) * (HEIGHT - 2)));
-      y -= h;
-      return `<rect x="${i * (BAR + GAP)}" y="${y}" width="${BAR}" height="${h}" fill="${COLOURS[o]}"/>`;
-    });
+  const bars = months.flatMap((_, i) => {
+    if (totals[i] === 0) return [];
+    const h = Math.max(1, Math.round((totals[i]! / peak) * (HEIGHT - 2)));
+    return [`<rect x="${i * (BAR + GAP)}" y="${HEIGHT - h}" width="${BAR}" height="${h}" fill="${BAR_COLOUR}"/>`];
   });
   const width = months.length * (BAR + GAP) - GAP;
   return `<svg class="sparkline" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" role="img" aria-label="${escapeXml(label)}"><title>${escapeXml(label)}</title><line x1="0" y1="${HEIGHT - 0.5}" x2="${width}" y2="${HEIGHT - 0.5}" stroke="#bbb" stroke-width="1"/>${bars.join('')}</svg>`;

@@ -12,9 +12,9 @@ import { MCP_MAX_BODY_BYTES } from '../../mcp/server.js';
 import { TOOLS } from '../../mcp/tools.js';
 import { PROBLEM_TYPES } from '../../problem-types.js';
 import { CAPABILITY_STATUSES, CAPABILITY_STATUS_LABELS, CONFIDENCE_LEVELS, FUNNEL_TASKS } from '../aggregation/constants.js';
-import { GREEN_FROM, REACH_TONES } from '../aggregation/reach.js';
 import { DISCLAIMER, MAX_PAGE } from '../directory/notice.js';
-import { Reach } from '../directory/schemas.js';
+import { Reach, Verdict } from '../directory/schemas.js';
+import { GENERAL_MIN_REPORTS, GREEN_FROM, RED_UP_TO } from '../aggregation/verdict.js';
 import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
 import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
@@ -150,8 +150,8 @@ function fieldRules(body: Record<string, unknown>): string {
  * The fields of a summary's `reach`, from the API's own schema (its descriptions), with the
  * members of an object field: what an agent reads, as the OpenAPI document says it.
  */
-function reachFields(): string {
-  return Object.entries(Reach.shape)
+function schemaFields(schema: typeof Reach | typeof Verdict): string {
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
     .map(([name, field]) => {
       const inner = field instanceof z.ZodNullable ? field.unwrap() : field;
       const members = inner instanceof z.ZodObject ? ` {${Object.keys(inner.shape).join(', ')}}` : '';
@@ -812,8 +812,8 @@ silently dropped); cache busters and tracking parameters such as _ and utm_* are
 A query string of more than 100 parameters is a 400 query-too-long (it is never read in part).
 Lists send a Link header with first, prev, next and last (absolute, with your filters).
 Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.
-Every per-agent summary has reach, how far the agent gets (section ${num('reach')}); its label is
-reach.label. Each agent of a merchant's record also has trend: its statuses from the last
+Every per-agent summary has verdict and reach (section ${num('reach')}); its label is
+verdict.sentence. Each agent of a merchant's record also has trend: its statuses from the last
 90 days alone and its outcomes per month (null without reports).
   GET /api/v1                              an index of the API (Link: service-desc, service-doc)
 Open data, outside the API: ${baseUrl}/llms.txt lists these documents; ${baseUrl}/data has
@@ -823,20 +823,23 @@ newly approved reports and status changes: follow a feed rather than polling the
     },
     {
       id: 'reach',
-      title: 'How far an agent gets: reach',
+      title: 'The verdict, and how far an agent gets (reach)',
       body: `Each per-agent summary, wherever it appears (a merchant's record, the merchant lists and
-view=compact, /api/v1/agents/{slug}/merchants, the MCP tools, the dumps), has reach: how far
-the agent gets at that merchant, where it stops and why. The summary's label is reach.label.
-${reachFields()}
-The rule (${baseUrl}/how-it-works#reach has it with a picture):
+view=compact, /api/v1/agents/{slug}/merchants, the MCP tools, the dumps), has verdict: the one
+answer people read, made by the aggregation engine. Its sentence is the summary's label; show
+it, with its colour, symbol and evidenceText, rather than composing your own from statuses.
+${schemaFields(Verdict)}
+The rules (${baseUrl}/how-it-works#verdict has them with examples):
 ${[
-  `The ladder is ${FUNNEL_TASKS.join(' -> ')}. LOGIN stands beside it: many shops let a guest check out, so a failing login never lowers the reach (reach.login shows it, and a login requirement is named when it is why the agent stops).`,
-  `Walk up from ${FUNNEL_TASKS[0]}: a supported or partial step moves the reach up to it (partial ones are listed in reach.partial); an unknown or untested step has no verdict and is passed over; the first blocked or unsupported step is reach.stop, with the failure reason the reports that saw it fail give most often.`,
-  'reach.confidence is the lowest confidence of the steps passed and of the stop; the label says no more than it allows ("usually" at medium, "in few reports" at low).',
-  `reach.tone (${REACH_TONES.join(', ')}): green from ${GREEN_FROM} on at medium confidence or better; amber some way, or not sure; red stops before ${GREEN_FROM}; grey nothing known.`,
+  `The ladder is ${FUNNEL_TASKS.join(' -> ')}. LOGIN stands beside it: many shops let a guest check out, so a failing login never lowers how far the agent gets (a login requirement is named when it is why the agent stops).`,
+  `Walk up from ${FUNNEL_TASKS[0]}: a supported or partial step is passed; an unknown or untested step has no result and is passed over; the first blocked or unsupported step is the stop, with the failure reason the reports that saw it fail give most often. Above that, a report's furthest stage still counts as reached, or as a stop when that report's overall outcome is BLOCKED or DOES_NOT_WORK.`,
+  `verdict.colour is by how far only: green through ${GREEN_FROM} or a purchase, red a stop at ACCESS or ${RED_UP_TO}, amber between, grey nothing placed. Confidence never changes it.`,
+  `The sentence says "usually" only from ${GENERAL_MIN_REPORTS} reports at medium confidence or better, and speaks in the present only from ${GENERAL_MIN_REPORTS} at high; otherwise it tells what the reports saw ("Got through checkout").`,
 ]
   .map((rule) => wrap('  - ', rule, 94))
   .join('\n')}
+reach is the same walk over the task statuses alone: what the filters and sort below compare.
+${schemaFields(Reach)}
 Filters and sort, on GET /api/v1/merchants (with agent=<slug>), on
 GET /api/v1/agents/{slug}/merchants and in the MCP tool search_merchants:
 ${[

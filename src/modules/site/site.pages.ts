@@ -28,7 +28,8 @@ function trendView(summary: { agent: { name: string }; status: keyof typeof STAT
     sparkline: sparklineSvg(trend.months, summary.agent.name),
   };
 }
-import { MAX_EVIDENCE_REFERENCES, methodology } from '../aggregation/constants.js';
+import { MAX_EVIDENCE_REFERENCES } from '../aggregation/constants.js';
+import { methodology } from '../aggregation/methodology.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import { activeAgent, agents, categories } from '../catalog/catalog.service.js';
 import { DISCLAIMER, PAGE_SIZE } from '../directory/notice.js';
@@ -50,7 +51,8 @@ import {
   taskStatusWords,
   viewHelpers,
 } from './present.js';
-import { agentOverview, newestApprovedReportAt, reachesOn, STUCK_STATUSES } from './site.repository.js';
+import { agentCategoryTallies, agentOverview, categoryTallies, newestApprovedReportAt, STUCK_STATUSES, verdictsOn, type ReachTally } from './site.repository.js';
+import { UNTESTED_FACTS, verdictOf } from '../aggregation/verdict.js';
 import { REACH_STEP_WORDS } from '../aggregation/reach.js';
 import type { FunnelTaskKey } from '../aggregation/constants.js';
 import { Refusal } from '../../errors.js';
@@ -70,9 +72,6 @@ export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], strin
   rating: 'Rating (needs an agent)',
 };
 
-/** Sponsored listings shown above the results, one line each; any more come after the results. */
-export const MAX_SPONSORED_ABOVE = 3;
-
 /** Days counted as "recent" in an agent page's overview. */
 export const AGENT_OVERVIEW_DAYS = 30;
 
@@ -88,6 +87,27 @@ export const browserCachedPage: RequestHandler = (_req, res, next) => {
   res.set('Cache-Control', 'private, max-age=0, must-revalidate');
   next();
 };
+
+/**
+ * A category's agents, furthest first: by how many of its shops each gets at least as far as
+ * checkout, then to a purchase, then by shops with reports; agents without reports there last.
+ */
+function categoryLeaders<A extends { id: string; slug: string; name: string }>(agentList: readonly A[], tallies: ReadonlyMap<string, ReachTally>) {
+  const none: ReachTally = { tested: 0, checkout: 0, purchase: 0 };
+  return agentList
+    .map((agent) => ({ agent, ...(tallies.get(agent.id) ?? none) }))
+    .sort((a, b) => b.checkout - a.checkout || b.purchase - a.purchase || b.tested - a.tested || a.agent.name.localeCompare(b.agent.name));
+}
+
+/** An agent's categories with reports about it, furthest first, as categoryLeaders orders agents. */
+function agentCategories<C extends { slug: string; name: string; merchantCount: number }>(categoryList: readonly C[], tallies: ReadonlyMap<string, ReachTally>) {
+  return categoryList
+    .flatMap((category) => {
+      const tally = tallies.get(category.slug);
+      return tally ? [{ category, ...tally }] : [];
+    })
+    .sort((a, b) => b.checkout - a.checkout || b.purchase - a.purchase || b.tested - a.tested || a.category.name.localeCompare(b.category.name));
+}
 
 async function everyPage<T>(load: (page: number) => Promise<{ total: number; data: T[] }>): Promise<T[]> {
   const first = await load(1);
@@ -110,7 +130,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
   async function renderDirectory(
     req: Request,
     res: Response,
-    view: { scope: Scope; basePath: string; title: string; heading: string; intro: string; agent?: AgentRow; category?: { name: string; slug: string } },
+    view: { scope: Scope; basePath: string; title: string; heading: string; intro: string; agent?: AgentRow; category?: { id: string; name: string; slug: string } },
   ): Promise<void> {
     const c = ctx();
     const raw = { ...(req.query as Record<string, unknown>) };
@@ -140,18 +160,20 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     let results: Awaited<ReturnType<typeof searchDirectory>> | null = null;
     if (parsed.query) {
       try {
-        results = await searchDirectory(c, parsed.query, view.agent);
+        results = await searchDirectory(c, parsed.query, view.agent, { countSponsored: true });
       } catch (error) {
         const refused = filterErrorsOf(error);
         if (!refused) throw error;
         errors = refused;
       }
     }
-    const [categoryList, agentList, locals, overview] = await Promise.all([
+    const [categoryList, agentList, locals, overview, tallies] = await Promise.all([
       everyPage((p) => categories(c, p)),
       everyPage((p) => agents(c, p)),
       freshness(),
       view.agent ? agentOverview(deps.prisma, view.agent.id, c.now, AGENT_OVERVIEW_DAYS) : Promise.resolve(null),
+      // The category page's "which agent gets furthest here", the agent page's categories.
+      view.category ? categoryTallies(deps.prisma, view.category.id) : view.agent ? agentCategoryTallies(deps.prisma, view.agent.id) : Promise.resolve(null),
     ]);
     const currentPage = parsed.query?.page ?? 1;
     const totalPages = results ? Math.max(1, Math.ceil(results.total / PAGE_SIZE)) : 1;
@@ -186,14 +208,13 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     const resultsHeading =
       agentName && reachTask && REACH_STEP_WORDS[reachTask]
         ? reachTask === 'PURCHASE'
-          ? `Shops where ${agentName} completes purchases`
-          : `Shops where ${agentName} gets through ${REACH_STEP_WORDS[reachTask]}`
+          ? `Shops where ${agentName} gets as far as a purchase`
+          : `Shops where ${agentName} gets at least as far as ${REACH_STEP_WORDS[reachTask]}`
         : 'Merchants';
-    // Sponsored listings: at most three compact lines above the results; any more below them.
-    // The page's merchants: a change of one of them drops the cached page at once.
+    // The page's merchants: a change of one of them drops the cached page at once. Sponsored
+    // listings are cards like the others (first, as the spec orders them), marked as sponsored.
     if (results) cacheShows(res, results.data.map((m) => m.id));
-    const sponsoredListings = results?.data.filter((m) => m.sponsored) ?? [];
-    const listings = results?.data.filter((m) => !m.sponsored) ?? [];
+    const listings = results?.data ?? [];
     const table = layout === 'table' && results ? await reachTable(listings, agentList, Boolean(values.agent)) : null;
     const heldWords = [
       held.sort === 'rating' ? 'Sorting by rating' : held.sort === 'reach' ? 'Sorting by how far the agent gets' : null,
@@ -216,9 +237,14 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       errorFor: (field: string) => errors.find((e) => e.field === field)?.message ?? null,
       results,
       resultsHeading,
-      sponsoredTop: sponsoredListings.slice(0, MAX_SPONSORED_ABOVE),
-      sponsoredMore: sponsoredListings.slice(MAX_SPONSORED_ABOVE),
       listings,
+      // "19 shops + 4 sponsored": the matches counted apart.
+      counted: results ? { shops: results.total - (results.sponsored ?? 0), sponsored: results.sponsored ?? 0 } : null,
+      leaders: view.category && tallies ? categoryLeaders(agentList, tallies) : null,
+      categoryBreakdown: view.agent && tallies ? agentCategories(categoryList, tallies) : null,
+      categoryMerchants: view.category ? (categoryList.find((x) => x.slug === view.category!.slug)?.merchantCount ?? 0) : null,
+      // After a search or a filter, the results come first on a phone: the page above them stays short.
+      searching: Boolean(values.q) || activeFilters.length > 0,
       layout,
       layoutHref: (to: 'cards' | 'table') => `${view.basePath}${filterQueryString(values)}${to === 'table' ? `${filterQueryString(values) ? '&' : '?'}layout=table` : ''}`,
       table,
@@ -268,14 +294,17 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     agentList: ReadonlyArray<{ id: string; slug: string; name: string }>,
     onlyOneAgent: boolean,
   ) {
-    const stored = onlyOneAgent ? await reachesOn(deps.prisma, listings.map((m) => m.id)) : null;
+    const stored = onlyOneAgent ? await verdictsOn(deps.prisma, listings.map((m) => m.id)) : null;
+    const untested = verdictOf(UNTESTED_FACTS);
     return {
       agents: agentList,
       rows: listings.map((merchant) => ({
         merchant,
         cells: agentList.map((agent) => ({
           agent,
-          reach: stored ? (stored.get(merchant.id)?.get(agent.id) ?? null) : (merchant.agents.find((s) => s.agent.slug === agent.slug)?.reach ?? null),
+          verdict: stored
+            ? (stored.get(merchant.id)?.get(agent.id) ?? untested)
+            : (merchant.agents.find((s) => s.agent.slug === agent.slug)?.verdict ?? untested),
         })),
       })),
     };
@@ -314,7 +343,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         title: category.name,
         heading: category.name,
         intro: `Merchants in ${category.name}, with what the community reports about AI agents using them.`,
-        category: { name: category.name, slug: category.slug },
+        category: { id: category.id, name: category.name, slug: category.slug },
       });
     }) as RequestHandler,
 
@@ -387,9 +416,9 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         trendMonths: TREND_MONTHS,
         ...viewHelpers,
         ...(await freshness()),
-        confidenceWords: confidenceInWords(),
+        confidenceExplained: confidenceInWords(),
         title: 'How it works',
-        m: methodology(),
+        m: methodology(deps.clock.now()),
         disclaimer: DISCLAIMER,
         ownerAttribution: OWNER_STATEMENT_ATTRIBUTION,
         sponsoredLabel: SPONSORED_LABEL,

@@ -1,11 +1,12 @@
-// Small reads for the public pages only: how fresh the directory is, an agent's overview, and
-// the reaches of a category page's table.
+// Small reads for the public pages only: how fresh the directory is, an agent's overview and its
+// categories, a category's agents, and the verdicts of a category page's table.
 // Anonymous pages are cached per directory version (http/middleware/response-cache.ts), so these
 // run once per render of a new version, not per request; each is one indexed query.
 import type { PrismaClient } from '../../db/client.js';
 import { FUNNEL_TASKS, TASKS, type FunnelTaskKey, type TaskKey } from '../aggregation/constants.js';
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
-import { reachLevelOf, reachView, statusToken, type ReachView } from '../aggregation/reach.js';
+import { reachLevelOf, statusToken } from '../aggregation/reach.js';
+import { summaryVerdict, type StoredForVerdict, type Verdict } from '../aggregation/verdict.js';
 import { summariesFor } from '../merchants/merchants.repository.js';
 
 /**
@@ -79,16 +80,59 @@ export async function agentOverview(prisma: PrismaClient, agentId: string, now: 
 }
 
 /**
- * Every active agent's reach on these merchants (those with reports about it), for the
- * category page's merchants × agents table: the stored summaries through the one reach view
- * every surface uses, keyed by merchant id, then agent id.
+ * Every active agent's verdict on these merchants (those with reports about it), for the
+ * category page's merchants × agents table: the stored summaries through the one verdict every
+ * surface uses, keyed by merchant id, then agent id.
  */
-export async function reachesOn(prisma: PrismaClient, merchantIds: readonly string[]): Promise<Map<string, Map<string, ReachView>>> {
-  const table = new Map<string, Map<string, ReachView>>();
+export async function verdictsOn(prisma: PrismaClient, merchantIds: readonly string[]): Promise<Map<string, Map<string, Verdict>>> {
+  const table = new Map<string, Map<string, Verdict>>();
   for (const row of await summariesFor(prisma, merchantIds)) {
-    const summary = row.summary as Parameters<typeof reachView>[0];
     if (!table.has(row.merchantId)) table.set(row.merchantId, new Map());
-    table.get(row.merchantId)!.set(row.agentId, reachView(summary));
+    table.get(row.merchantId)!.set(row.agentId, summaryVerdict(row.summary as StoredForVerdict));
   }
   return table;
+}
+
+/** How far one agent gets across a set of merchants: the counts each list filter gives. */
+export interface ReachTally {
+  /** Merchants with approved reports about the agent. */
+  tested: number;
+  /** Those where it gets at least as far as checkout (reaches=CHECKOUT), and as a purchase (reaches=PURCHASE). */
+  checkout: number;
+  purchase: number;
+}
+
+/** The ladder levels the tallies count from (reaches=CHECKOUT and reaches=PURCHASE). */
+const CHECKOUT_LEVEL = reachLevelOf('CHECKOUT');
+const PURCHASE_LEVEL = reachLevelOf('PURCHASE');
+
+/**
+ * For a category page: each active agent's tally over the category's public merchants,
+ * sponsored ones included (they count in the category), from the stored reach levels that
+ * reaches= filters on, so each count is the total of the list it links to.
+ */
+export async function categoryTallies(prisma: PrismaClient, categoryId: string): Promise<Map<string, ReachTally>> {
+  const rows = await prisma.$queryRaw<Array<{ agentId: string; tested: number; checkout: number; purchase: number }>>`
+    SELECT s.agent_id AS "agentId", count(*)::int AS tested,
+           (count(*) FILTER (WHERE s.reach_level >= ${CHECKOUT_LEVEL}))::int AS checkout,
+           (count(*) FILTER (WHERE s.reach_level >= ${PURCHASE_LEVEL}))::int AS purchase
+      FROM merchant_agent_summaries s
+      JOIN merchants m ON m.id = s.merchant_id AND m.is_public AND m.category_id = ${categoryId}::uuid
+     WHERE s.report_count > 0
+     GROUP BY s.agent_id`;
+  return new Map(rows.map(({ agentId, ...tally }) => [agentId, tally]));
+}
+
+/** For an agent's page: its tally in each category with reports about it, by category slug. */
+export async function agentCategoryTallies(prisma: PrismaClient, agentId: string): Promise<Map<string, ReachTally>> {
+  const rows = await prisma.$queryRaw<Array<{ categorySlug: string; tested: number; checkout: number; purchase: number }>>`
+    SELECT c.slug AS "categorySlug", count(*)::int AS tested,
+           (count(*) FILTER (WHERE s.reach_level >= ${CHECKOUT_LEVEL}))::int AS checkout,
+           (count(*) FILTER (WHERE s.reach_level >= ${PURCHASE_LEVEL}))::int AS purchase
+      FROM merchant_agent_summaries s
+      JOIN merchants m ON m.id = s.merchant_id AND m.is_public
+      JOIN categories c ON c.id = m.category_id
+     WHERE s.agent_id = ${agentId}::uuid AND s.report_count > 0
+     GROUP BY c.slug`;
+  return new Map(rows.map(({ categorySlug, ...tally }) => [categorySlug, tally]));
 }

@@ -9,13 +9,13 @@ import {
   TASKS,
   TASK_COMPLETED_FROM_STAGE,
   TASK_LABELS,
-  methodology,
   type OutcomeKey,
   type ScoreBand,
   type StageKey,
   type TaskKey,
 } from '../../../src/modules/aggregation/constants.js';
 import { computeAgentSummary } from '../../../src/modules/aggregation/engine.js';
+import { methodology } from '../../../src/modules/aggregation/methodology.js';
 import { observationWeight, observationsFor, type EvidenceReport, type Observation } from '../../../src/modules/aggregation/observations.js';
 import { computeTaskCapability, wilsonLowerBound } from '../../../src/modules/aggregation/task-status.js';
 

@@ -1,6 +1,7 @@
-// The reach: how far an agent gets along the ladder, where it stops and why, and the one label
-// and colour every surface shows for it. A table of the cases people meet, and every
-// combination of task statuses the engine can produce checked against an independent oracle.
+// The reach: how far an agent gets along the ladder by its task statuses, where it stops and
+// why. A table of the cases people meet, and every combination of task statuses the engine can
+// produce checked against an independent oracle. (The words and colours are the verdict's:
+// verdict.test.ts.)
 import { describe, expect, it } from 'vitest';
 import {
   CAPABILITY_STATUSES,
@@ -13,16 +14,7 @@ import {
 } from '../../../src/modules/aggregation/constants.js';
 import { computeAgentSummary } from '../../../src/modules/aggregation/engine.js';
 import type { EvidenceReport } from '../../../src/modules/aggregation/observations.js';
-import {
-  GREEN_FROM,
-  mostReportedReason,
-  reachLabel,
-  reachLevelOf,
-  reachOf,
-  reachTone,
-  REACH_STEP_WORDS,
-  type ReachInput,
-} from '../../../src/modules/aggregation/reach.js';
+import { mostReportedReason, reachLevelOf, reachOf, type ReachInput } from '../../../src/modules/aggregation/reach.js';
 
 const capabilitiesOf = (statuses: Partial<Record<TaskKey, CapabilityStatus>>, confidence: Confidence = 'high') =>
   Object.fromEntries(TASKS.map((task) => [task, { status: statuses[task] ?? 'untested', confidence }])) as Record<TaskKey, ReachInput>;
@@ -39,37 +31,23 @@ const report = (id: string, capabilityResults: EvidenceReport['capabilityResults
 });
 
 describe('the reach of an agent', () => {
-  it.each<[string, Partial<Record<TaskKey, CapabilityStatus>>, Confidence, string, string]>([
-    ['nothing observed', {}, 'low', 'Not tested', 'grey'],
-    ['only an unknown step', { CART: 'unknown' }, 'low', 'No step confirmed yet', 'grey'],
-    ['only access and browsing tested (Lather Lab)', { ACCESS: 'supported', SEARCH: 'supported' }, 'high', 'Only browsing confirmed so far', 'amber'],
-    [
-      'browsing only partly works, cart and checkout supported (Pantry Owl)',
-      { ACCESS: 'supported', SEARCH: 'partial', CART: 'supported', CHECKOUT: 'supported' },
-      'medium',
-      'Usually gets through checkout; browsing only partly works; purchase not confirmed yet',
-      'green',
-    ],
-    ['blocked at browsing after access worked', { ACCESS: 'supported', SEARCH: 'blocked' }, 'high', 'Stops at browsing: blocked', 'red'],
-    ['blocked at the door', { ACCESS: 'blocked' }, 'medium', 'Usually stops at website access: blocked', 'red'],
-    ['through checkout at high confidence', { ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported', CHECKOUT: 'supported' }, 'high', 'Gets through checkout; purchase not confirmed yet', 'green'],
-    ['stopped before the cart on one report', { ACCESS: 'supported', SEARCH: 'blocked' }, 'low', 'Stopped at browsing in few reports: blocked', 'amber'],
-    ['through the cart then stopped, on one report', { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'blocked' }, 'low', 'Got through the cart in few reports; stopped at checkout: blocked', 'amber'],
-    ['through checkout on one report', { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'supported' }, 'low', 'Got through checkout in few reports; purchase not confirmed yet', 'amber'],
-    ['a completed purchase alone', { PURCHASE: 'supported' }, 'high', 'Completes purchases', 'green'],
-    [
-      'through the cart, checkout unsupported',
-      { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'unsupported' },
-      'high',
-      "Gets through the cart; stops at checkout: doesn't work",
-      'green',
-    ],
-    ['login blocked beside the ladder does not cap it', { LOGIN: 'blocked', ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported' }, 'high', 'Gets through the cart; checkout not confirmed yet', 'green'],
-    ['a later success does not hide an earlier block', { ACCESS: 'blocked', PURCHASE: 'supported' }, 'high', 'Stops at website access: blocked', 'red'],
-  ])('%s', (_name, statuses, confidence, label, tone) => {
+  it.each<[string, Partial<Record<TaskKey, CapabilityStatus>>, Confidence, number, TaskKey | null, TaskKey[]]>([
+    ['nothing observed', {}, 'low', 0, null, []],
+    ['only an unknown step', { CART: 'unknown' }, 'low', 0, null, []],
+    ['only access and browsing tested', { ACCESS: 'supported', SEARCH: 'supported' }, 'high', 2, null, []],
+    ['browsing only partly works, cart and checkout supported', { ACCESS: 'supported', SEARCH: 'partial', CART: 'supported', CHECKOUT: 'supported' }, 'medium', 5, null, ['SEARCH']],
+    ['blocked at browsing after access worked', { ACCESS: 'supported', SEARCH: 'blocked' }, 'high', 1, 'SEARCH', []],
+    ['blocked at the door', { ACCESS: 'blocked' }, 'medium', 0, 'ACCESS', []],
+    ['a completed purchase alone', { PURCHASE: 'supported' }, 'high', 6, null, []],
+    ['through the cart, checkout unsupported', { ACCESS: 'supported', CART: 'supported', CHECKOUT: 'unsupported' }, 'high', 4, 'CHECKOUT', []],
+    ['login blocked beside the ladder does not cap it', { LOGIN: 'blocked', ACCESS: 'supported', SEARCH: 'supported', DETAILS: 'supported', CART: 'supported' }, 'high', 4, null, []],
+    ['a later success does not hide an earlier block', { ACCESS: 'blocked', PURCHASE: 'supported' }, 'high', 0, 'ACCESS', []],
+  ])('%s', (_name, statuses, confidence, level, stop, partial) => {
     const reach = reachOf(capabilitiesOf(statuses, confidence), []);
-    expect(reachLabel(reach)).toBe(label);
-    expect(reachTone(reach)).toBe(tone);
+    expect(reach.level).toBe(level);
+    expect(reach.stop?.task ?? null).toBe(stop);
+    expect(reach.partial).toEqual(partial);
+    expect(reach.confidence).toBe(Object.keys(statuses).length === 0 || level + (stop ? 1 : 0) === 0 ? 'low' : confidence);
   });
 
   it('names the reason most reported by the reports that saw the stopping step fail', () => {
@@ -90,7 +68,6 @@ describe('the reach of an agent', () => {
     expect(mostReportedReason([report('g', { CART: 'BLOCKED' }, 'INTERFACE'), report('h', { CART: 'BLOCKED' }, 'CAPTCHA')], 'CART')).toBe('CAPTCHA');
     const reach = reachOf(capabilitiesOf({ ACCESS: 'supported', SEARCH: 'supported', CART: 'blocked' }), reports);
     expect(reach.stop).toEqual({ task: 'CART', status: 'blocked', reason: 'CAPTCHA' });
-    expect(reachLabel(reach)).toBe('Stops at the cart: blocked by a CAPTCHA');
   });
 
   it('is part of the engine\'s summary, from the same reports', () => {
@@ -104,7 +81,7 @@ describe('the reach of an agent', () => {
     expect(summary.reach).toMatchObject({ task: 'SEARCH', level: 2, stop: { task: 'CART', status: 'blocked', reason: 'CAPTCHA' }, tested: 3 });
   });
 
-  it('gives every combination of task statuses a label and a colour that claim no more than the statuses', () => {
+  it('places every combination of task statuses as the ladder rule says', () => {
     // An independent statement of the ladder rule: the first blocked or unsupported step stops
     // the agent; below it, the furthest supported or partial step is the reach.
     let combinations = 0;
@@ -120,8 +97,6 @@ describe('the reach of an agent', () => {
       }
       const confidence = CONFIDENCE_LEVELS[n % CONFIDENCE_LEVELS.length]!;
       const reach = reachOf(capabilitiesOf(assignment, confidence), []);
-      const label = reachLabel(reach);
-      const tone = reachTone(reach);
 
       const stopAt = FUNNEL_TASKS.findIndex((task) => assignment[task] === 'blocked' || assignment[task] === 'unsupported');
       const below = stopAt < 0 ? FUNNEL_TASKS : FUNNEL_TASKS.slice(0, stopAt);
@@ -129,23 +104,12 @@ describe('the reach of an agent', () => {
       const tested = TASKS.filter((task) => assignment[task] !== 'untested').length;
 
       // Plain checks collected, one assertion at the end: 279,936 combinations.
-      const wrong = (why: string) => failures.length < 20 && failures.push(`${JSON.stringify(assignment)} ${confidence}: ${why} (${label}, ${tone})`);
+      const wrong = (why: string) => failures.length < 20 && failures.push(`${JSON.stringify(assignment)} ${confidence}: ${why}`);
       if (reach.level !== reachLevelOf(furthest)) wrong('level');
       if ((reach.stop?.task ?? null) !== (stopAt < 0 ? null : FUNNEL_TASKS[stopAt])) wrong('stop');
       if (reach.tested !== tested) wrong('tested');
-      if (label.length === 0) wrong('empty label');
-      // Green only where the agent is known to get at least as far as the cart, and not on thin evidence.
-      if (tone === 'green' && (reach.level < reachLevelOf(GREEN_FROM) || confidence === 'low')) wrong('green');
-      if (tone === 'red' && !(stopAt >= 0 && reach.level < reachLevelOf(GREEN_FROM) && confidence !== 'low')) wrong('red');
-      if (tone === 'grey' && !(tested === 0 || (furthest === null && stopAt < 0))) wrong('grey');
-      // The label never claims a step past the reach, and names the stop.
-      for (const task of FUNNEL_TASKS) {
-        if (reachLevelOf(task) > reach.level && label.includes(`through ${REACH_STEP_WORDS[task]}`)) wrong(`claims ${task}`);
-      }
-      if (reach.stop && !label.toLowerCase().includes(`at ${REACH_STEP_WORDS[reach.stop.task]}`)) wrong('stop not named');
-      if (tested === 0 && label !== 'Not tested') wrong('untested');
-      // "Gets"/"Completes"/"Stops" without a hedge only at high confidence.
-      if (confidence !== 'high' && /^(Gets|Completes|Stops)/.test(label)) wrong('unhedged');
+      const partial = below.filter((task) => assignment[task] === 'partial' && reachLevelOf(task) <= reach.level);
+      if (JSON.stringify(reach.partial) !== JSON.stringify(partial)) wrong('partial');
       combinations += 1;
     }
     expect(failures).toEqual([]);
