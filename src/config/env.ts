@@ -1,7 +1,9 @@
 // The one place that reads process.env. Validated with zod, typed, frozen.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -59,6 +61,85 @@ const emailList = z.preprocess(
     }),
 );
 
+/** A name the outbound fetcher reaches at a local address over plain HTTP (tests only). */
+export interface OutboundTestHost {
+  /** A lower-case host name, or `*.suffix` for any name under suffix (not suffix itself). */
+  readonly name: string;
+  /** A loopback address: the test door only ever leads to this machine. */
+  readonly address: string;
+  readonly port: number;
+}
+export type OutboundTestHosts = readonly OutboundTestHost[];
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const PORT_NUMBER = /^\d{1,5}$/;
+
+const isLoopback = (address: string) => ipaddr.isValid(address) && ipaddr.parse(address).range() === 'loopback';
+
+// OUTBOUND_TEST_HOSTS: name=127.0.0.1:port pairs. Parsed strictly, since a loose entry here
+// would be a way around the fetcher's address guard; production refuses the setting (below).
+const outboundTestHosts = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): OutboundTestHost[] => {
+      if (value === undefined) return [];
+      const hosts: OutboundTestHost[] = [];
+      const fail = (message: string) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const match = /^([^=\s]+)=(\[[0-9a-fA-F:.]+\]|[0-9.]+):([^:]+)$/.exec(entry);
+        if (!match) return fail(`"${entry}" is not a name=127.0.0.1:port pair`);
+        const name = match[1]!.toLowerCase();
+        const address = match[2]!.replace(/^\[|\]$/g, '');
+        const bare = name.startsWith('*.') ? name.slice(2) : name;
+        if (!HOST_NAME.test(bare) || isIP(bare) !== 0) return fail(`"${match[1]}" is not a host name or *.suffix`);
+        if (!isLoopback(address)) return fail(`"${match[2]}" is not a loopback address (test hosts lead to this machine only)`);
+        const port = Number(match[3]);
+        if (!PORT_NUMBER.test(match[3]!) || port < 1 || port > 65535) return fail(`"${match[3]}" is not a port number`);
+        if (hosts.some((host) => host.name === name)) return fail(`lists ${name} twice`);
+        hosts.push(Object.freeze({ name, address, port }));
+      }
+      if (hosts.length === 0) return fail('lists no name=127.0.0.1:port pair');
+      return hosts;
+    }),
+);
+
+// DNS_SERVERS: host or host:port, host an IP address ([v6]:port for IPv6 with a port), in the
+// forms dns.Resolver#setServers takes. Names are refused: a resolver must not need a resolver.
+const dnsServers = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): string[] | undefined => {
+      if (value === undefined) return undefined;
+      const servers: string[] = [];
+      for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const bracketed = /^\[([^\]]+)\](?::([^:]+))?$/.exec(entry);
+        const v4WithPort = /^([0-9.]+):([^:]+)$/.exec(entry);
+        const host = bracketed?.[1] ?? v4WithPort?.[1] ?? entry;
+        const port = bracketed ? bracketed[2] : v4WithPort?.[2];
+        const family = isIP(host);
+        const portOk = port === undefined || (PORT_NUMBER.test(port) && Number(port) >= 1 && Number(port) <= 65535);
+        if (family === 0 || !portOk || (bracketed && family !== 6)) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address with an optional port (host or host:port)` });
+          return z.NEVER;
+        }
+        const shown = family === 6 ? `[${host}]` : host;
+        servers.push(port === undefined ? shown : `${shown}:${port}`);
+      }
+      if (servers.length === 0) {
+        ctx.addIssue({ code: 'custom', message: 'lists no server' });
+        return z.NEVER;
+      }
+      return servers;
+    }),
+);
+
 // true/false, or unset: the default depends on other settings (see loadConfig).
 const optionalBoolean = z.preprocess(
   emptyToUndefined,
@@ -106,6 +187,18 @@ const envSchema = z.object({
   LIMIT_SIGN_IN_PER_ADDRESS_PER_HOUR: positiveInt(5),
   LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR: positiveInt(20),
   LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE: positiveInt(10),
+  // The outbound fetcher (issue 34, src/outbound/).
+  OUTBOUND_TEST_HOSTS: outboundTestHosts,
+  DNS_SERVERS: dnsServers,
+}).superRefine((env, ctx) => {
+  // The test door must not exist in production: with it set, the service does not start.
+  if (env.NODE_ENV === 'production' && env.OUTBOUND_TEST_HOSTS.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OUTBOUND_TEST_HOSTS'],
+      message: 'must not be set when NODE_ENV is production (it lets the checker reach local test servers)',
+    });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -154,6 +247,10 @@ export interface Config {
     signInPerClientPerHour: number;
     failedKeysPerAddressPerMinute: number;
   }>;
+  /** Names the outbound fetcher reaches at local test servers; empty unless OUTBOUND_TEST_HOSTS is set. */
+  readonly outboundTestHosts: OutboundTestHosts;
+  /** Resolvers for the outbound fetcher and TXT lookups; unset: the system's resolver. */
+  readonly dnsServers: readonly string[] | undefined;
 }
 
 export class ConfigError extends Error {
@@ -224,5 +321,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       signInPerClientPerHour: env.LIMIT_SIGN_IN_PER_CLIENT_PER_HOUR,
       failedKeysPerAddressPerMinute: env.LIMIT_FAILED_KEYS_PER_ADDRESS_PER_MINUTE,
     }),
+    outboundTestHosts: Object.freeze([...env.OUTBOUND_TEST_HOSTS]),
+    dnsServers: env.DNS_SERVERS === undefined ? undefined : Object.freeze([...env.DNS_SERVERS]),
   });
 }

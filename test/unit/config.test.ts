@@ -39,6 +39,25 @@ describe('configuration', () => {
     ['TRUST_PROXY', { TRUST_PROXY: 'some proxies please' }],
     ['MODERATOR_EMAILS', { MODERATOR_EMAILS: 'mod@directory.example, not-an-email' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=127.0.0.1' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=127.0.0.1:0' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=127.0.0.1:70000' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=10.0.0.5:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=shop.example:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'shop.test=[fd00::1]:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: '*=127.0.0.1:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'sh op.test=127.0.0.1:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: '10.0.0.5=127.0.0.1:8080' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: 'a.test=127.0.0.1:1,A.test=127.0.0.1:2' }],
+    ['OUTBOUND_TEST_HOSTS', { OUTBOUND_TEST_HOSTS: ' , ' }],
+    ['DNS_SERVERS', { DNS_SERVERS: 'dns.example' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '1.1.1.1:abc' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '1.1.1.1:0' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '1.1.1.1:70000' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '[1.1.1.1]:53' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '2001:db8::1:53:99999' }],
+    ['DNS_SERVERS', { DNS_SERVERS: '127.0.0.1:5353, nameserver' }],
   ])('rejects a bad %s with a message naming it', (name, env) => {
     const message = configErrorFor(env);
     expect(message).toMatch(new RegExp(`^Invalid configuration: ${name} `));
@@ -74,5 +93,37 @@ describe('configuration', () => {
     const secret = 'x'.repeat(40);
     expect(loadConfig({ DATA_DIR: dir, SESSION_SECRET: secret }).sessionSecret).toBe(secret);
     expect(existsSync(path.join(dir, 'session-secret'))).toBe(false);
+  });
+});
+
+describe('outbound fetcher settings (issue 34)', () => {
+  it('reads OUTBOUND_TEST_HOSTS as names, *.suffix patterns and loopback addresses', () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      OUTBOUND_TEST_HOSTS: ' Shop.test=127.0.0.1:8080, *.owners.test=[::1]:9000 ,,vendor.test=127.0.0.2:80',
+    });
+    expect(config.outboundTestHosts).toEqual([
+      { name: 'shop.test', address: '127.0.0.1', port: 8080 },
+      { name: '*.owners.test', address: '::1', port: 9000 },
+      { name: 'vendor.test', address: '127.0.0.2', port: 80 },
+    ]);
+    expect(Object.isFrozen(config.outboundTestHosts)).toBe(true);
+    expect(loadConfig({ DATA_DIR: dataDir() }).outboundTestHosts).toEqual([]);
+  });
+
+  it('reads DNS_SERVERS into the forms dns.Resolver#setServers takes', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), DNS_SERVERS: '127.0.0.1:5353, 9.9.9.9, ::1, [2001:db8::53]:5300, [2001:db8::54]' });
+    expect(config.dnsServers).toEqual(['127.0.0.1:5353', '9.9.9.9', '[::1]', '[2001:db8::53]:5300', '[2001:db8::54]']);
+    expect(loadConfig({ DATA_DIR: dataDir() }).dnsServers).toBeUndefined();
+  });
+
+  it('refuses OUTBOUND_TEST_HOSTS in production with one line, and takes DNS_SERVERS there', () => {
+    const message = configErrorFor({ NODE_ENV: 'production', OUTBOUND_TEST_HOSTS: 'shop.test=127.0.0.1:8080' });
+    expect(message).toBe(
+      'Invalid configuration: OUTBOUND_TEST_HOSTS must not be set when NODE_ENV is production (it lets the checker reach local test servers)',
+    );
+    expect(loadConfig({ DATA_DIR: dataDir(), NODE_ENV: 'production', OUTBOUND_TEST_HOSTS: ' ', DNS_SERVERS: '9.9.9.9' }).dnsServers).toEqual([
+      '9.9.9.9',
+    ]);
   });
 });
