@@ -19,7 +19,7 @@ let site: Fixture;
 let other: Fixture;
 let owners: Fixture;
 let testHosts: OutboundTestHosts;
-const huge = { written: 0, closedEarly: false };
+const huge = { written: 0, closedEarly: false, closed: Promise.resolve() };
 
 const send = (res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders, body: string | Buffer = '') =>
   res.writeHead(status, headers).end(body);
@@ -52,7 +52,12 @@ const routes: Record<string, http.RequestListener> = {
     const chunk = Buffer.alloc(64 * 1024, 'x');
     huge.written = 0;
     huge.closedEarly = false;
-    res.on('close', () => void (huge.closedEarly = !res.writableFinished));
+    huge.closed = new Promise((resolve) =>
+      res.on('close', () => {
+        huge.closedEarly = !res.writableFinished;
+        resolve();
+      }),
+    );
     const pump = () => {
       while (huge.written < HUGE_BYTES && !res.destroyed) {
         huge.written += chunk.length;
@@ -233,6 +238,7 @@ describe('limits', () => {
       detail: 'The answer was larger than 64 KB.',
     });
     expect(await fetcher().fetchText('http://shop.test/huge')).toMatchObject({ ok: false, reason: 'too-large' });
+    await huge.closed;
     await site.allClosed();
     expect(huge.closedEarly).toBe(true);
     expect(huge.written).toBeLessThan(HUGE_BYTES);
