@@ -256,6 +256,20 @@ describe('open data', () => {
 
   // Last: its hostile names then appear on every page that lists active agents.
   describe('hostile names', () => {
+    it('keeps a badge well-formed SVG when a stored agent name carries control characters', async () => {
+      // Stored before the admin form refused them (or by hand): the badge must still be XML.
+      const named = await anAgent(t.db.prisma, { name: 'Ctrl\u0001Bot\u001f\u007f <b>', slug: 'ctrl-bot' });
+      await aReport(t.db.prisma, { merchantId: merchant.id, agentId: named.id, status: 'APPROVED', outcome: 'WORKS', capabilityResults: { ACCESS: 'WORKS' } }, t.clock.now());
+      for (const path of [`/badges/${merchant.slug}/${named.slug}.svg`, `/badges/${merchant.slug}/${named.slug}.svg?task=ACCESS`]) {
+        const svg = (await text(t, path).expect(200)).body as string;
+        expect(XMLValidator.validate(svg), path).toBe(true);
+        // eslint-disable-next-line no-control-regex
+        expect(svg, path).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
+        expect(svg, path).toContain('Ctrl');
+        expect(svg, path).toContain('&lt;b&gt;');
+      }
+    });
+
     it('escapes names in entry titles: markup stays text, and "]]>" or a control character never breaks the XML', async () => {
       const hostileMerchant = await aMerchant(t.db.prisma, { name: 'Shop ]]> one ]]> two <script>alert(1)</script>', categoryId: category.id });
       const hostileAgent = await anAgent(t.db.prisma, { name: 'Bot <img src=x onerror=alert(2)> ]]>\u0001', slug: 'hostile-bot' });

@@ -9,7 +9,7 @@ import type { AgentSummary } from '../aggregation/engine.js';
 import { reachView, type ReachTone } from '../aggregation/reach.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { findPublicMerchant, summariesFor } from '../merchants/merchants.repository.js';
-import { SLUG_PATTERN } from '../../text.js';
+import { printableLine, SLUG_PATTERN } from '../../text.js';
 
 /** The words and colour of each task status on a per-task badge (short: badges are small). */
 export const BADGE_STATUS: Readonly<Record<CapabilityStatus, { message: string; color: string }>> = {
@@ -59,7 +59,14 @@ export interface Badge {
   merchantId?: string;
 }
 
-const grey = (status: 400 | 404, label: string, message: string): Badge => ({ status, svg: makeBadge({ label, message, color: '#6e6e6e' }) });
+/**
+ * badge-maker escapes markup but passes control characters through, which XML 1.0 cannot carry:
+ * a name holding one made the whole badge ill-formed. Every text goes in as one printable line.
+ */
+const svgBadge = (format: { label: string; message: string; color: string }) =>
+  makeBadge({ ...format, label: printableLine(format.label), message: printableLine(format.message) });
+
+const grey = (status: 400 | 404, label: string, message: string): Badge => ({ status, svg: svgBadge({ label, message, color: '#6e6e6e' }) });
 
 export async function badge(prisma: PrismaClient, input: { merchantSlug: string; agentSlug: string; task?: string }, now: Date): Promise<Badge> {
   if (input.task !== undefined && !(TASKS as readonly string[]).includes(input.task)) {
@@ -78,10 +85,10 @@ export async function badge(prisma: PrismaClient, input: { merchantSlug: string;
     const status: CapabilityStatus = capability?.status ?? 'untested';
     const confidence = capability && status !== 'untested' ? `, ${capability.confidence} confidence` : '';
     const shown = BADGE_STATUS[status];
-    return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
+    return { status: 200, merchantId: merchant.id, svg: svgBadge({ label: `${agent.name} · ${TASK_LABELS[task].toLowerCase()}`, message: `${shown.message}${confidence}`, color: shown.color }) };
   }
   // How far the agent gets: the API's label (reach.label), coloured by reach and confidence.
   const reach = summary ? reachView(summary) : null;
   const message = badgeMessage(reach?.label ?? UNTESTED_SUMMARY_LABEL);
-  return { status: 200, merchantId: merchant.id, svg: makeBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
+  return { status: 200, merchantId: merchant.id, svg: svgBadge({ label: agent.name, message, color: BADGE_TONE[reach?.tone ?? 'grey'] }) };
 }
