@@ -3,7 +3,7 @@
 // database. With WEB_CONCURRENCY > 1 the primary process owns the database and the upkeep and
 // forks that many HTTP workers, which share the port (Node's cluster module) and the database.
 import cluster, { type Worker } from 'node:cluster';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -76,12 +76,25 @@ function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'd
 async function startHttp(config: Config, logger: Logger, database: Database) {
   const versions = await watchDirectoryVersion(database.pool, { logger });
   const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions });
-  let server: Server;
+  // Slow clients are bounded by the server itself: Node's defaults held a body that never ended
+  // for 300 s and a header section for 60 s (checked every 30 s). Checked every second here.
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
+    app,
+  );
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = config.host
-        ? app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)))
-        : app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const listening = () => {
+        server.off('error', reject);
+        resolve();
+      };
+      if (config.host) server.listen(config.port, config.host, listening);
+      else server.listen(config.port, listening);
     });
   } catch (error) {
     await versions.close();

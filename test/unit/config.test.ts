@@ -25,6 +25,8 @@ describe('configuration', () => {
     expect(config.trustProxy).toBe(false);
     expect(config.moderatorEmails).toEqual([]);
     expect(config.secureCookies).toBe(false);
+    expect(config.requestTimeoutMs).toBe(60_000);
+    expect(config.headersTimeoutMs).toBe(20_000);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -39,6 +41,8 @@ describe('configuration', () => {
     ['TRUST_PROXY', { TRUST_PROXY: 'some proxies please' }],
     ['MODERATOR_EMAILS', { MODERATOR_EMAILS: 'mod@directory.example, not-an-email' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '0' }],
+    ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000' }],
   ])('rejects a bad %s with a message naming it', (name, env) => {
     const message = configErrorFor(env);
     expect(message).toMatch(new RegExp(`^Invalid configuration: ${name} `));
