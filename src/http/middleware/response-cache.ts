@@ -28,6 +28,7 @@ import type { DirectoryChange, DirectoryVersions } from '../../modules/directory
 import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor, routeTemplate } from './metrics.js';
+import { answeredByDeadline } from './deadline.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
@@ -291,63 +292,78 @@ export class ResponseCache {
     const proceed = this.options.proceed;
     return async (req, res, nextHandler) => {
       const next = proceed ? () => proceed(req, res, nextHandler) : nextHandler;
-      if ((req.method !== 'GET' && req.method !== 'HEAD') || this.options.versions.current() === null || (rule.anonymousOnly && req.headers.cookie)) {
+      const bypass = () => {
         res.setHeader('X-Cache', 'BYPASS');
         next();
+      };
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || this.options.versions.current() === null || (rule.anonymousOnly && req.headers.cookie)) {
+        bypass();
         return;
       }
       const key = cacheKey(req);
-      const found = this.lookup(key);
-      if (found.kind === 'serve') return send(req, res, found.entry, found.status);
-      if (found.kind === 'wait') {
+      for (;;) {
+        const found = this.lookup(key);
+        if (found.kind === 'serve') return send(req, res, found.entry, found.status);
+        if (found.kind === 'build') return this.build(key, req, res, rule, next, nextHandler);
         // Requests arriving while the same answer is being built wait for it instead of
         // building it again (after a change, every reader of it misses at once).
         const entry = await found.pending;
         if (entry) return send(req, res, entry, entry.staleSince === null ? 'HIT' : 'STALE');
-        res.setHeader('X-Cache', 'MISS');
-        next();
-        return;
-      }
-      const since = this.seq;
-      const builtAt = this.now();
-      let settle!: (entry: Entry | undefined) => void;
-      const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
-      this.filling.set(key, filling);
-      const done = (entry: Entry | undefined) => {
-        if (this.filling.get(key) === filling) this.filling.delete(key);
-        settle(entry);
-      };
-      res.once('close', () => done(undefined));
-      const originalSend = res.send;
-      res.send = (body?: unknown) => {
-        res.send = originalSend;
-        const entry = this.entryOf(res, body, builtAt, rule);
-        if (!entry) {
-          done(undefined);
-          return originalSend.call(res, body);
+        // The build was abandoned (an answer that is not a 200, a client that went away, a
+        // deadline's 503): exactly when the database is slow. Not every waiter builds at once:
+        // the first to get here takes the build over (build() files itself synchronously) and
+        // the others go round again and wait for it. A waiter already answered (its own
+        // deadline) or gone has nothing left to do.
+        if (res.headersSent || res.destroyed || answeredByDeadline(res)) return;
+        if (this.options.versions.current() === null) {
+          bypass();
+          return;
         }
-        send(req, res, entry, 'MISS').then(
-          () => {
-            // Only now are all headers known: a response that set a cookie (a session began,
-            // say for a form's CSRF token) belongs to its requester alone. An answer that a
-            // change heard meanwhile may have altered is not filed (or is filed stale).
-            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
-            if (fileable) {
-              entry.staleSince = fileable.staleSince;
-              this.entries.set(key, entry);
-            }
-            done(fileable ? entry : undefined);
-          },
-          (error: unknown) => {
-            done(undefined);
-            nextHandler(error);
-          },
-        );
-        return res;
-      };
-      res.setHeader('X-Cache', 'MISS');
-      next();
+      }
     };
+  }
+
+  /** Builds the answer through the rest of the stack, filed (when it may be) for the requests to come. */
+  private build(key: string, req: Request, res: Response, rule: CacheRule, next: () => void, nextHandler: (error?: unknown) => void): void {
+    const since = this.seq;
+    const builtAt = this.now();
+    let settle!: (entry: Entry | undefined) => void;
+    const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    this.filling.set(key, filling);
+    const done = (entry: Entry | undefined) => {
+      if (this.filling.get(key) === filling) this.filling.delete(key);
+      settle(entry);
+    };
+    res.once('close', () => done(undefined));
+    const originalSend = res.send;
+    res.send = (body?: unknown) => {
+      res.send = originalSend;
+      const entry = this.entryOf(res, body, builtAt, rule);
+      if (!entry) {
+        done(undefined);
+        return originalSend.call(res, body);
+      }
+      send(req, res, entry, 'MISS').then(
+        () => {
+          // Only now are all headers known: a response that set a cookie (a session began,
+          // say for a form's CSRF token) belongs to its requester alone. An answer that a
+          // change heard meanwhile may have altered is not filed (or is filed stale).
+          const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
+          if (fileable) {
+            entry.staleSince = fileable.staleSince;
+            this.entries.set(key, entry);
+          }
+          done(fileable ? entry : undefined);
+        },
+        (error: unknown) => {
+          done(undefined);
+          nextHandler(error);
+        },
+      );
+      return res;
+    };
+    res.setHeader('X-Cache', 'MISS');
+    next();
   }
 
   /** A cacheable copy of a finished 200 answer, or undefined when it must not be shared. */
