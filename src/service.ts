@@ -195,10 +195,14 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
         reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
         return;
       }
-      // A worker that dies is replaced, at most one a second after repeated failures.
+      // A worker that dies is replaced, at most one a second after repeated failures; not
+      // once stopping began meanwhile (a group's signal reaches the workers and this process
+      // together, and a worker may finish first).
       logger.error({ worker: worker.process.pid, code, signal }, 'HTTP worker exited; starting another');
       restarts += 1;
-      setTimeout(() => fork(), Math.min(1_000, 50 * restarts)).unref();
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, Math.min(1_000, 50 * restarts)).unref();
     });
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
@@ -223,17 +227,22 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
         const exits = Object.values(cluster.workers ?? {}).flatMap((worker) =>
           worker && !worker.isDead()
             ? [
-                new Promise<void>((resolve) => {
-                  worker.once('exit', () => resolve());
-                  // Its own shutdown finishes the requests in flight, then it exits.
+                new Promise<{ pid: number | undefined; code: number | null; signal: string | null }>((resolve) => {
+                  worker.once('exit', (code: number | null, signal: string | null) => resolve({ pid: worker.process.pid, code, signal }));
+                  // Its own shutdown finishes the requests in flight, then it exits (a second
+                  // SIGTERM, after the group's, changes nothing there).
                   worker.process.kill('SIGTERM');
                 }),
               ]
             : [],
         );
-        await Promise.all(exits);
+        const failed = (await Promise.all(exits)).filter((exit) => exit.code !== 0);
         await upkeep.stop();
         await database.close();
+        // A worker that did not stop cleanly may have dropped requests: not a clean stop.
+        if (failed.length > 0) {
+          throw new Error(`HTTP worker${failed.length === 1 ? '' : 's'} did not stop cleanly: ${failed.map((f) => `${f.pid} (${f.code ?? f.signal})`).join(', ')}`);
+        }
       })()),
   };
 }
