@@ -31,6 +31,8 @@ describe('countryCode', () => {
       ['Macedonia', 'MK'],
       ['DR Congo', 'CD'],
       ['Czech Republic', 'CZ'],
+      ['UK', 'GB'],
+      ['uk', 'GB'],
     ] as const) {
       expect(countryCode(typed), typed).toBe(code);
     }

@@ -52,10 +52,7 @@ const APOSTROPHES = /[\u2018\u2019\u02BC\u2032\u0060\u00B4]/g;
 export function countryCode(input: string): string | null {
   const text = input.normalize('NFC').replace(APOSTROPHES, "'").trim().replace(/\s+/g, ' ');
   if (!text || text.length > 100) return null;
-  if (/^[A-Za-z]{2}$/.test(text)) {
-    const upper = text.toUpperCase();
-    return countries.isValid(upper) ? upper : null;
-  }
+  if (/^[A-Za-z]{2}$/.test(text) && countries.isValid(text.toUpperCase())) return text.toUpperCase();
   if (/^[A-Za-z]{3}$/.test(text)) {
     const fromAlpha3 = countries.alpha3ToAlpha2(text.toUpperCase());
     if (fromAlpha3) return fromAlpha3;
