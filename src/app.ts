@@ -164,7 +164,7 @@ export function createApp(deps: AppDeps): Express {
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   // Every moderation decision through this app's database client e-mails the report's author.
-  registerDecisionNotices(deps.prisma, { mailer, baseUrl: config.baseUrl, logger });
+  registerDecisionNotices(deps.prisma, { mailer, baseUrl: config.baseUrl, logger, clock: deps.clock });
   app.use(
     pagesRouter({
       config,

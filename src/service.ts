@@ -14,6 +14,7 @@ import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
 import { serveClusterMetrics } from './metrics.js';
+import { startDecisionNoticeRetries } from './modules/moderation/decision-notices.js';
 
 /** How often a running service does its upkeep (src/upkeep.ts). */
 const UPKEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -101,6 +102,8 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
     throw error;
   }
   answerClientErrors(server, config.baseUrl);
+  // Decision e-mails queued in the outbox: retried here (and those the operator CLI queued).
+  const notices = startDecisionNoticeRetries(database.prisma);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -117,6 +120,8 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
       await closed;
       clearTimeout(force);
       logger.info('requests in flight finished');
+      // The notices being sent now finish (each within the mail timeouts); the rest wait in the outbox.
+      await notices.stop();
       await versions.close();
     },
   };
