@@ -100,12 +100,15 @@ export async function decisionNoticeFor(db: Db, baseUrl: string, decided: Decide
   };
 }
 
-/** Queues the author's notice of a decision, inside the decision's transaction `tx`. */
-export async function queueDecisionNotice(prisma: PrismaClient, tx: Db, decided: DecidedReport, now: Date): Promise<void> {
+/**
+ * Queues the author's notice of a decision, inside the decision's transaction `tx`, due at once
+ * by the sender's own clock (a caller may name another moment as the decision's).
+ */
+export async function queueDecisionNotice(prisma: PrismaClient, tx: Db, decided: DecidedReport): Promise<void> {
   const registration = registrations.get(prisma);
   if (!registration) return;
   const message = await decisionNoticeFor(tx, registration.deps.baseUrl, decided);
-  if (message) await queueMail(tx, { recipient: message.to, payload: message.notice, reportId: decided.reportId, now });
+  if (message) await queueMail(tx, { recipient: message.to, payload: message.notice, reportId: decided.reportId, now: nowOf(registration.deps) });
 }
 
 /** Sends what is due now and resolves when done (the retry pass; tests). */

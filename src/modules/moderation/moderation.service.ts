@@ -228,7 +228,7 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
     });
     await evidenceChanged(tx, { pairs: [{ merchantId: report.merchantId, agentId: report.agentId }] }, t.now);
     // The author's e-mail is queued with the decision: it commits (or not) with it.
-    await queueDecisionNotice(prisma, tx, { reportId: report.id, action: t.action, to: t.to, feedback: t.feedback }, t.now);
+    await queueDecisionNotice(prisma, tx, { reportId: report.id, action: t.action, to: t.to, feedback: t.feedback });
     return { id: report.id, status: t.to, fromStatus: t.from, revision: report.updatedAt };
   });
   // Sent after the commit, in the background: a mail failure is retried and never undoes the decision.
