@@ -53,7 +53,7 @@ describe('open data', () => {
 
       const site = await text(t, '/feed.atom').expect(200);
       expect(site.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
-      expect(site.headers['cache-control']).toBe('public, max-age=300');
+      expect(site.headers['cache-control']).toBe('public, max-age=300, stale-if-error=600');
       const feed = parseFeed(site.body as string);
       expect(feed.meta.type).toBe('atom');
       expect(feed.items).toHaveLength(2);
@@ -130,7 +130,7 @@ describe('open data', () => {
       for (const slug of [...Object.keys(outcomes).map((status) => `badge-${status}`), 'badge-carted', 'badge-stopped', 'badge-untested']) {
         const res = await text(t, `/badges/${shop.slug}/${slug}.svg`).expect(200);
         expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
-        expect(res.headers['cache-control']).toBe('public, max-age=300');
+        expect(res.headers['cache-control']).toBe('public, max-age=300, stale-if-error=600');
         expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
         const svg = res.body as string;
         expect(svg, slug).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
