@@ -1403,7 +1403,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -1456,7 +1456,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1541,7 +1541,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1568,7 +1568,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1653,7 +1653,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1666,7 +1666,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1753,7 +1753,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -1768,7 +1768,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1883,7 +1883,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -1898,7 +1898,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1986,7 +1986,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1999,7 +1999,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2099,7 +2099,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2114,7 +2114,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2230,7 +2230,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2245,7 +2245,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2350,7 +2350,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2365,7 +2365,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2449,7 +2449,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -2466,7 +2466,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -2623,7 +2623,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2780,7 +2780,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2793,7 +2793,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2886,7 +2886,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -3006,7 +3006,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -3124,7 +3124,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -3239,7 +3239,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -3374,7 +3374,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
