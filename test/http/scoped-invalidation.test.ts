@@ -134,10 +134,13 @@ describe('single flight', () => {
     const cache = new ResponseCache({ versions, clock });
     let runs = 0;
     let body = 'first';
+    let started: (() => void) | null = null;
     const app = express();
     app.get('/answer', cache.middleware(), async (_req, res) => {
       runs += 1;
       const read = body;
+      started?.();
+      started = null;
       await new Promise((resolve) => setTimeout(resolve, 50));
       if (scope) cacheScope(res, scope);
       res.type('text/plain').send(`${read} ${'x'.repeat(2000)}`);
@@ -146,6 +149,8 @@ describe('single flight', () => {
       app,
       clock,
       runs: () => runs,
+      /** Resolves when the handler next starts (has read the body it answers). */
+      nextRun: () => new Promise<void>((resolve) => (started = resolve)),
       change(merchants: string[], next: string) {
         body = next;
         version += 1n;
@@ -218,8 +223,11 @@ describe('single flight', () => {
   it('does not file an answer that a change of its merchant overtook while it was built', async () => {
     const merchant = '0190a1b2-0000-7000-8000-000000000002';
     const h = harness([merchant]);
+    // The change comes while the answer is being built (an event, not a guess of 10 ms, which a
+    // loaded machine broke: the build had not begun by then).
+    const begun = h.nextRun();
     const building = request(h.app).get('/answer').then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await begun;
     h.change([merchant], 'second');
     expect((await building).text.startsWith('first')).toBe(true);
     const next = await request(h.app).get('/answer');
