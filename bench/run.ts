@@ -650,8 +650,8 @@ async function firstReads(service: Service, target: Target): Promise<{ p50: numb
 }
 
 // The issue's writer ran `UPDATE merchants SET name = name WHERE id = <random>`. Since migration
-// "directory_change_scope" a statement that writes equal values announces that nothing public
-// changed and no cached answer is dropped, so that statement no longer exercises the
+// "directory_change_scope" a statement that writes equal values drops no cached answer (since
+// "directory_version_once_per_change" it moves no version either), so that statement no longer exercises the
 // invalidation path. The writer changes a public value instead: it toggles a trailing space on
 // the merchant's name (its profile and every list showing it change), and the bench takes the
 // spaces off again when the churn rows are done.

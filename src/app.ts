@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/middleware/request-log.js';
+import { acceptAbsoluteForm } from './http/middleware/request-target.js';
 import { apiSecurityHeaders, pageSecurityHeaders } from './http/middleware/security-headers.js';
 import type { PrismaClient } from './db/client.js';
 import type { Clock } from './clock.js';
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
+  // Before anything reads the target: an absolute-form one is answered as its path and query.
+  acceptAbsoluteForm(app);
   // Before everything else, so a request's time includes all of the stack's work.
   const metrics = createAppMetrics({ pool: deps.pool, clock: deps.clock, dataDir: config.dataDir, cacheEntries: () => responses.size });
   app.locals.metrics = metrics;
@@ -161,7 +164,7 @@ export function createApp(deps: AppDeps): Express {
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   // Every moderation decision through this app's database client e-mails the report's author.
-  registerDecisionNotices(deps.prisma, { mailer, baseUrl: config.baseUrl, logger });
+  registerDecisionNotices(deps.prisma, { mailer, baseUrl: config.baseUrl, logger, clock: deps.clock });
   app.use(
     pagesRouter({
       config,

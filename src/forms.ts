@@ -2,7 +2,7 @@
 // them, field by field. Services validate a form and answer a FormResult; the pages show it.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { SLUG_PATTERN } from './text.js';
+import { SLUG_PATTERN, textProblem } from './text.js';
 
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
@@ -36,8 +36,24 @@ export const slugField = (what: string) =>
     .max(100, `The slug must be at most 100 characters`)
     .refine((s) => s === '' || SLUG_PATTERN.test(s), `Use lowercase letters, digits and single hyphens for the ${what} slug, such as "garden-shop"`);
 
-/** A required one-line text of at most `max` characters. */
-export const nameField = (max: number, missing: string) => z.string().trim().min(1, missing).max(max, `At most ${max} characters`);
+/**
+ * Refuses text the directory cannot store or show as sent (text.ts): a control character in an
+ * agent's name made its badge ill-formed SVG. `multiline` allows tabs and line breaks (textareas).
+ */
+export const storableText =
+  (options: { multiline?: boolean } = {}) =>
+  (value: string, ctx: z.RefinementCtx) => {
+    const problem = textProblem(value, options);
+    if (problem) ctx.addIssue({ code: 'custom', message: `This text ${problem}` });
+  };
+
+/** A required text of at most `max` characters: one line, or with `multiline` a textarea's. */
+export const nameField = (max: number, missing: string, options: { multiline?: boolean } = {}) =>
+  z.string().trim().min(1, missing).max(max, `At most ${max} characters`).superRefine(storableText(options));
+
+/** An optional text of at most `max` characters (empty when not given). */
+export const optionalText = (max: number, options: { multiline?: boolean } = {}) =>
+  z.string().trim().max(max, `At most ${max} characters`).superRefine(storableText(options)).default('');
 
 /** A day written YYYY-MM-DD. */
 export const dayField = (missing: string) =>

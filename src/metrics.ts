@@ -164,23 +164,38 @@ export function scrapeThroughPrimary(): Promise<string> {
   });
 }
 
+type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** Metric types whose values only grow: a worker's last ones stay in the sum after it is gone. */
+const MONOTONIC = new Set(['counter', 'histogram']);
+
 /**
  * In the cluster primary: answers workers' scrapes with every live worker's metrics and its
- * own (the upkeep's, Node's), merged. A worker that does not answer within the timeout is left
- * out of that scrape rather than failing it (it may be dying; the primary replaces it).
+ * own (the upkeep's, Node's), merged. A worker that does not answer within the timeout (slow,
+ * stopped, dying) is counted with the last metrics it sent rather than left out: leaving it out
+ * made the sums of counters drop, which Prometheus reads as a reset (and then counts the whole
+ * total again as new). A worker that exits keeps its last counters and histograms in every sum
+ * from then on, for the same reason; its gauges go with it.
  */
 export function serveClusterMetrics(): void {
-  const collecting = new Map<number, { pending: Set<number>; metrics: unknown[][]; done: () => void }>();
+  const collecting = new Map<number, { pending: Set<number>; metrics: MetricsJson[]; done: () => void }>();
+  /** Each live worker's newest answer (cluster worker id), late answers included. */
+  const lastKnown = new Map<number, MetricsJson[]>();
+  /** The counters and histograms of workers that exited, merged. */
+  let retired: MetricsJson = [];
+  let retiring: Promise<void> = Promise.resolve();
   let nextCollect = 0;
   const collectAll = () =>
-    new Promise<unknown[][]>((resolve) => {
+    new Promise<MetricsJson[]>((resolve) => {
       const id = nextCollect++;
       const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && w.isConnected());
-      const entry = { pending: new Set(workers.map((w) => w!.id)), metrics: [] as unknown[][], done: () => {} };
+      const entry = { pending: new Set(workers.map((w) => w!.id)), metrics: [] as MetricsJson[], done: () => {} };
       const timer = setTimeout(() => entry.done(), CLUSTER_SCRAPE_TIMEOUT_MS);
       entry.done = () => {
         clearTimeout(timer);
         collecting.delete(id);
+        for (const workerId of entry.pending) entry.metrics.push(...(lastKnown.get(workerId) ?? []));
+        entry.pending.clear();
         resolve(entry.metrics);
       };
       collecting.set(id, entry);
@@ -188,18 +203,31 @@ export function serveClusterMetrics(): void {
       for (const worker of workers) worker!.send({ type: 'acd:metrics-collect', id } satisfies ClusterMessage);
     });
 
+  cluster.on('exit', (worker) => {
+    const last = lastKnown.get(worker.id);
+    lastKnown.delete(worker.id);
+    if (!last) return;
+    const monotonic = last.map((registry) => registry.filter((metric) => MONOTONIC.has(String(metric.type))));
+    retiring = retiring.then(async () => {
+      retired = await AggregatorRegistry.aggregate([retired, ...monotonic] as Parameters<typeof AggregatorRegistry.aggregate>[0]).getMetricsAsJSON();
+    }, () => undefined);
+  });
+
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage(message)) return;
     if (message.type === 'acd:metrics-collected') {
+      const metrics = message.metrics as MetricsJson[];
+      if (metrics.length > 0) lastKnown.set(worker.id, metrics);
       const entry = collecting.get(message.id);
       if (!entry || !entry.pending.delete(worker.id)) return;
-      entry.metrics.push(message.metrics);
+      entry.metrics.push(...metrics);
       if (entry.pending.size === 0) entry.done();
     } else if (message.type === 'acd:metrics-scrape') {
       void (async () => {
-        const fromWorkers = (await collectAll()).flat() as Parameters<typeof AggregatorRegistry.aggregate>[0];
+        const fromWorkers = await collectAll();
+        await retiring;
         const own = await processRegistry().getMetricsAsJSON();
-        return AggregatorRegistry.aggregate([...fromWorkers, own]).metrics();
+        return AggregatorRegistry.aggregate([...fromWorkers, retired, own] as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
       })().then(
         (text) => worker.isConnected() && worker.send({ type: 'acd:metrics-scraped', id: message.id, text } satisfies ClusterMessage),
         (error: Error) =>

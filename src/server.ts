@@ -1,8 +1,15 @@
 // Process start: read the configuration (one clear line and exit 1 when it is bad), start
 // the service, and stop it in order on SIGINT/SIGTERM.
+//
+// Signals: Ctrl-C in a terminal and systemd's default stop signal the whole process group, so
+// with WEB_CONCURRENCY > 1 a worker hears the group's signal and then its primary's. A worker
+// therefore takes every signal as "stop gracefully" (its own shutdown finishes the requests in
+// flight, bounded by SHUTDOWN_TIMEOUT_MS); only the primary, or a single process, takes a
+// second signal as "exit now" (an operator insisting): it kills its workers and exits 1.
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
 import { createLogger } from './logger.js';
-import { startService, type RunningService } from './service.js';
+import { isClusterWorker, startService, type RunningService } from './service.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -16,12 +23,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  const worker = isClusterWorker();
 
   let service: RunningService | undefined;
   let signalled = false;
   const shutdown = async (signal: string) => {
     if (signalled) {
+      if (worker) {
+        logger.info({ signal }, 'already stopping; still finishing the requests in flight');
+        return;
+      }
       logger.warn({ signal }, 'second signal: exiting now');
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
       process.exit(1);
     }
     signalled = true;

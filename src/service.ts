@@ -3,7 +3,7 @@
 // database. With WEB_CONCURRENCY > 1 the primary process owns the database and the upkeep and
 // forks that many HTTP workers, which share the port (Node's cluster module) and the database.
 import cluster, { type Worker } from 'node:cluster';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -14,6 +14,7 @@ import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
 import { serveClusterMetrics } from './metrics.js';
+import { startDecisionNoticeRetries } from './modules/moderation/decision-notices.js';
 
 /** How often a running service does its upkeep (src/upkeep.ts). */
 const UPKEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -76,18 +77,33 @@ function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'd
 async function startHttp(config: Config, logger: Logger, database: Database) {
   const versions = await watchDirectoryVersion(database.pool, { logger });
   const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions });
-  let server: Server;
+  // Slow clients are bounded by the server itself: Node's defaults held a body that never ended
+  // for 300 s and a header section for 60 s (checked every 30 s). Checked every second here.
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
+    app,
+  );
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = config.host
-        ? app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)))
-        : app.listen(config.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const listening = () => {
+        server.off('error', reject);
+        resolve();
+      };
+      if (config.host) server.listen(config.port, config.host, listening);
+      else server.listen(config.port, listening);
     });
   } catch (error) {
     await versions.close();
     throw error;
   }
   answerClientErrors(server, config.baseUrl);
+  // Decision e-mails queued in the outbox: retried here (and those the operator CLI queued).
+  const notices = startDecisionNoticeRetries(database.prisma);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -104,6 +120,8 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
       await closed;
       clearTimeout(force);
       logger.info('requests in flight finished');
+      // The notices being sent now finish (each within the mail timeouts); the rest wait in the outbox.
+      await notices.stop();
       await versions.close();
     },
   };
@@ -182,10 +200,14 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
         reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
         return;
       }
-      // A worker that dies is replaced, at most one a second after repeated failures.
+      // A worker that dies is replaced, at most one a second after repeated failures; not
+      // once stopping began meanwhile (a group's signal reaches the workers and this process
+      // together, and a worker may finish first).
       logger.error({ worker: worker.process.pid, code, signal }, 'HTTP worker exited; starting another');
       restarts += 1;
-      setTimeout(() => fork(), Math.min(1_000, 50 * restarts)).unref();
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, Math.min(1_000, 50 * restarts)).unref();
     });
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
@@ -210,17 +232,22 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
         const exits = Object.values(cluster.workers ?? {}).flatMap((worker) =>
           worker && !worker.isDead()
             ? [
-                new Promise<void>((resolve) => {
-                  worker.once('exit', () => resolve());
-                  // Its own shutdown finishes the requests in flight, then it exits.
+                new Promise<{ pid: number | undefined; code: number | null; signal: string | null }>((resolve) => {
+                  worker.once('exit', (code: number | null, signal: string | null) => resolve({ pid: worker.process.pid, code, signal }));
+                  // Its own shutdown finishes the requests in flight, then it exits (a second
+                  // SIGTERM, after the group's, changes nothing there).
                   worker.process.kill('SIGTERM');
                 }),
               ]
             : [],
         );
-        await Promise.all(exits);
+        const failed = (await Promise.all(exits)).filter((exit) => exit.code !== 0);
         await upkeep.stop();
         await database.close();
+        // A worker that did not stop cleanly may have dropped requests: not a clean stop.
+        if (failed.length > 0) {
+          throw new Error(`HTTP worker${failed.length === 1 ? '' : 's'} did not stop cleanly: ${failed.map((f) => `${f.pid} (${f.code ?? f.signal})`).join(', ')}`);
+        }
       })()),
   };
 }

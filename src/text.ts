@@ -32,6 +32,20 @@ export function storable(options: { multiline?: boolean } = {}) {
 /** "1 report", "3 reports": a count with its noun, never a vague word. */
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
+// eslint-disable-next-line no-control-regex
+const LINE_BREAKS_AND_TABS = /[\u0009-\u000D]+/g;
+// eslint-disable-next-line no-control-regex
+const OTHER_CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * Stored text as one printable line, for outputs that cannot carry control characters (a badge's
+ * SVG is XML): line breaks and tabs become a space, other control characters go, and half a
+ * surrogate pair becomes U+FFFD. Text stored before the forms refused them can still hold them.
+ */
+export const printableLine = (text: string): string =>
+  text.replace(LINE_BREAKS_AND_TABS, ' ').replace(OTHER_CONTROL, '').replace(LONE_SURROGATES, '\uFFFD');
+
 /** A slug from a name: lower case ASCII letters and digits joined by single hyphens. */
 export function slugify(name: string): string {
   return name

@@ -10,6 +10,7 @@ import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 import { sweepPending } from './modules/reports/pending-screenshots.js';
+import { sweepAbandonedUploads } from './modules/evidence/screenshots.js';
 import { hasDumpOf, KEPT_DUMPS, pruneDumps, writeDump } from './modules/open-data/export.js';
 import { upkeepMetrics } from './metrics.js';
 
@@ -127,6 +128,11 @@ async function upkeepSteps(
     await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => {
       failed('screenshot-sweep');
       logger.error({ err: error }, 'pending screenshot sweep failed');
+    });
+    // Uploads a process that died mid-request left in DATA_DIR/uploads (real clock: file times).
+    await sweepAbandonedUploads(dataDir).catch((error: unknown) => {
+      failed('screenshot-sweep');
+      logger.error({ err: error }, 'abandoned upload sweep failed');
     });
   }
   // The day's dump, once per UTC day (the first pass that finds it missing; one instance, under

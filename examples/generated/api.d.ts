@@ -1521,7 +1521,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -1574,7 +1574,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1659,7 +1659,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1686,7 +1686,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1771,7 +1771,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1784,7 +1784,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1871,7 +1871,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -1886,7 +1886,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2001,7 +2001,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2016,7 +2016,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2104,7 +2104,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2117,7 +2117,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2217,7 +2217,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2232,7 +2232,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2348,7 +2348,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2363,7 +2363,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2468,7 +2468,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -2483,7 +2483,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2567,7 +2567,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -2584,7 +2584,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -2741,7 +2741,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2898,7 +2898,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -2911,7 +2911,7 @@ export interface operations {
                 headers: {
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -3004,7 +3004,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -3124,7 +3124,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -3242,7 +3242,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists. */
                     Link?: string;
@@ -3357,7 +3357,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;
@@ -3492,7 +3492,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
                     "RateLimit-Policy"?: string;
-                    /** @description `public, max-age=60` on public reads; `no-store` on every private answer. */
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
                     "Cache-Control"?: string;
                     /** @description Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match. */
                     ETag?: string;

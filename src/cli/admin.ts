@@ -9,7 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { createLogger } from '../logger.js';
 import { createMailer } from '../mail/mailer.js';
-import { decisionNoticesSent, registerDecisionNotices } from '../modules/moderation/decision-notices.js';
+import { registerDecisionNotices } from '../modules/moderation/decision-notices.js';
 import type { PrismaClient } from '../db/client.js';
 import { openDatabase } from '../db/database.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
@@ -350,17 +350,19 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const db = await openDatabase(config);
-  // A decision made here e-mails the report's author as one made on the admin pages does.
+  // A decision made here queues the e-mail to the report's author with the decision, as one
+  // made on the admin pages does; the running service sends it (a mail server that is down or
+  // hangs never holds this command up).
   const logger = createLogger(config.logLevel);
   registerDecisionNotices(db.prisma, {
     mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger }),
     baseUrl: config.baseUrl,
     logger,
+    deliver: false,
   });
   try {
     return await runAdmin(argv, { prisma: db.prisma, now: () => new Date(), out, err });
   } finally {
-    await decisionNoticesSent(db.prisma);
     await db.close();
   }
 }

@@ -177,6 +177,8 @@ const envSchema = z.object({
   SEED_DEMO_DATA: optionalBoolean,
   MIGRATE_ON_START: optionalBoolean,
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  REQUEST_TIMEOUT_MS: positiveInt(60_000),
+  HEADERS_TIMEOUT_MS: positiveInt(20_000),
   WEB_CONCURRENCY: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   // Limits (spec section 8); raise them for a benchmark, the limiters stay in the request path.
   LIMIT_PUBLIC_PER_MINUTE: positiveInt(120),
@@ -235,6 +237,12 @@ export interface Config {
    */
   readonly migrateOnStart: boolean;
   readonly shutdownTimeoutMs: number;
+  /**
+   * Longest a client may take to send a whole request, body included (REQUEST_TIMEOUT_MS), and
+   * its header section (HEADERS_TIMEOUT_MS); past either, 408 and the connection is closed.
+   */
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
   /** HTTP processes serving one port (Node's cluster module); 1 serves from this process. */
   readonly webConcurrency: number;
   readonly limits: Readonly<{
@@ -259,7 +267,14 @@ export class ConfigError extends Error {
 
 /** Parses an environment into a frozen Config. Throws ConfigError naming the variable. */
 export function parseEnv(source: NodeJS.ProcessEnv): Env {
-  const result = envSchema.safeParse(source);
+  const result = envSchema
+    .superRefine((env, ctx) => {
+      // Node refuses a header bound longer than the whole request's.
+      if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+        ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not be longer than REQUEST_TIMEOUT_MS' });
+      }
+    })
+    .safeParse(source);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
@@ -310,6 +325,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     seedDemoData: (env.SEED_DEMO_DATA ?? String(env.DATABASE_URL === undefined)) === 'true',
     migrateOnStart: (env.MIGRATE_ON_START ?? String(env.DATABASE_URL === undefined)) === 'true',
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     webConcurrency: env.WEB_CONCURRENCY,
     limits: Object.freeze({
       publicPerMinute: env.LIMIT_PUBLIC_PER_MINUTE,

@@ -163,6 +163,16 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   await ensureTraversable(dir);
   const password = await persistedPassword(dir);
   const logs: string[] = [];
+  const url = (port: number) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const initialised = existsSync(path.join(dir, 'PG_VERSION'));
+  // A server that holds the data already is asked first: choosing a port before knowing found
+  // the remembered one in use (by that very server) and rewrote DATA_DIR/postgres.port with
+  // another, on every `npm run admin` beside a running service.
+  const holder = initialised ? runningServer(dir) : null;
+  if (holder && !isOrphaned(holder.pid)) {
+    // Another process (a running `npm start`) serves this data: share it, never stop it.
+    return { url: url(holder.port), attached: true, stop: async () => undefined };
+  }
   const port = options.port ?? (await chosenPort(dir, options.onPortChosen));
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
@@ -188,17 +198,8 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     },
   });
 
-  const url = (port: number) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    await server.initialise();
-  } else {
-    const running = runningServer(dir);
-    if (running && !isOrphaned(running.pid)) {
-      // Another process (a running `npm start`) serves this data: share it, never stop it.
-      return { url: url(running.port), attached: true, stop: async () => undefined };
-    }
-    if (running) await stopServer(running, dir);
-  }
+  if (!initialised) await server.initialise();
+  else if (holder) await stopServer(holder, dir);
   try {
     await server.start();
   } catch {

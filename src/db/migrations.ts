@@ -358,7 +358,22 @@ export interface ApplyOptions {
    * (console.warn unless given).
    */
   warn?: (message: string) => void;
+  /** lock_timeout of each migration script (default MIGRATION_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
 }
+
+/**
+ * How long a migration's statement may wait for a lock (PostgreSQL's lock_timeout) before the
+ * migration gives up. A statement such as ALTER TABLE waits behind every open transaction that
+ * read the table, and while it waits, every later reader of the table queues behind it: the
+ * whole directory stalls for as long as the oldest transaction lasts. Giving up after 10 s
+ * keeps that stall short; the migration, of which nothing was applied, is tried again by the
+ * next deploy (or start).
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
+
+/** SQLSTATE lock_not_available: lock_timeout passed. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -405,7 +420,7 @@ export async function applyMigrations(url: string, dir = migrationsDir, options:
   try {
     await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      return await applyLocked(url, committed, warn);
+      return await applyLocked(url, committed, warn, options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS);
     } finally {
       // Ending the session below releases the lock too, should the unlock itself fail.
       await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
@@ -415,13 +430,20 @@ export async function applyMigrations(url: string, dir = migrationsDir, options:
   }
 }
 
-async function applyLocked(url: string, committed: CommittedMigration[], warn: (message: string) => void): Promise<string[]> {
+async function applyLocked(
+  url: string,
+  committed: CommittedMigration[],
+  warn: (message: string) => void,
+  lockTimeoutMs: number,
+): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined); // as the holder's
   await client.connect();
   try {
     // Released when this session ends.
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
+    // Only now: waiting for another deploy's advisory lock above is meant to take its time.
+    await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
     // Schema-qualified from here on: a migration script may change the search_path.
     const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
     if (!schema) throw new MigrationError('no schema to migrate: the search_path names no existing schema');
@@ -489,6 +511,19 @@ async function applyLocked(url: string, committed: CommittedMigration[], warn: (
         // A script with its own BEGIN may have left its transaction open and aborted.
         await client.query('ROLLBACK').catch(() => undefined);
         const logs = scriptErrorLogs(error, script);
+        if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE && runsAsOneTransaction(script)) {
+          // Nothing of it was applied (one implicit transaction, rolled back): recorded as
+          // rolled back, not failed, so the next apply tries it again instead of refusing.
+          await client
+            .query(`UPDATE ${table} SET logs = $2, rolled_back_at = now() WHERE id = $1`, [id, logs])
+            .catch(() => undefined);
+          throw new MigrationError(
+            `migration ${name} could not take a lock within ${lockTimeoutMs} ms (a long transaction holds the table): ` +
+              'nothing of it was applied, and the next deploy applies it; end or wait out that transaction first:\n' +
+              logs,
+            { cause: error },
+          );
+        }
         await client.query(`UPDATE ${table} SET logs = $2 WHERE id = $1`, [id, logs]).catch(() => undefined);
         throw new MigrationError(`migration ${name} failed (recorded as failed in _prisma_migrations):\n${logs}`, {
           cause: error,
@@ -505,6 +540,13 @@ async function applyLocked(url: string, committed: CommittedMigration[], warn: (
     await client.end().catch(() => undefined);
   }
 }
+
+/**
+ * Whether PostgreSQL runs `script` as one implicit transaction (all or nothing): no transaction
+ * control of its own and nothing that runs outside a transaction (CONCURRENTLY, VACUUM).
+ */
+const runsAsOneTransaction = (script: string): boolean =>
+  !/\b(BEGIN|COMMIT|ROLLBACK|END\s+TRANSACTION|START\s+TRANSACTION|CONCURRENTLY|VACUUM)\b/i.test(script.replace(/--[^\n]*/g, '').replace(/\$\$[\s\S]*?\$\$/g, ''));
 
 /** Creates `_prisma_migrations` unless it exists; refuses a non-empty schema without it (P3005). */
 async function ensureMigrationsTable(client: pg.Client, schema: string, table: string): Promise<void> {

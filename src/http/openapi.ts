@@ -49,7 +49,9 @@ const header = (description: string, schema: JsonSchema = { type: 'string' }) =>
 /** The response headers the API sends, described once. */
 const HEADERS = {
   ETag: header('Public reads: a weak validator of the body, for If-None-Match. Private reports: the version (the quoted updatedAt), for If-Match.'),
-  CacheControl: header('`public, max-age=60` on public reads; `no-store` on every private answer.'),
+  CacheControl: header(
+    '`public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer.',
+  ),
   RateLimit: header('Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers).'),
   RateLimitPolicy: header('Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`.'),
   Link: header('RFC 8288: `first`, `prev`, `next`, `last` on numbered pages; `next` (with the cursor) on private lists.'),

@@ -36,6 +36,23 @@ describe('agents and accounts on /admin', () => {
       expect(taken.text).toContain('Another agent is already called');
     });
 
+    it('refuses a control character in a name or description, which would break badges and feeds, and saves nothing', async () => {
+      const count = await t.db.prisma.agent.count();
+      const added = await postForm(moderator, '/admin/agents', { slug: 'control-agent', name: 'Control\u0001Agent', vendor: 'V\u0007', description: 'fine\nlines\u000b' });
+      expect(added.status).toBe(400);
+      expect(added.text).toContain('must not contain control characters');
+      expect(await t.db.prisma.agent.count()).toBe(count);
+
+      const agent = await t.db.prisma.agent.findFirstOrThrow({ where: { active: true } });
+      const renamed = await postForm(moderator, `/admin/agents/${agent.id}`, { name: `${agent.name}\u0001`, vendor: agent.vendor ?? 'V', description: '' });
+      expect(renamed.status).toBe(400);
+      expect(renamed.text).toContain('must not contain control characters');
+      expect((await t.db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } })).name).toBe(agent.name);
+      // Line breaks are text in a description.
+      const lines = await postForm(moderator, `/admin/agents/${agent.id}`, { name: agent.name, vendor: agent.vendor ?? 'V', description: 'one\r\ntwo\tthree' });
+      redirectedTo(lines, `/admin/agents/${agent.id}`);
+    });
+
     it('adds an agent (public at once) and renames it; its slug stays', async () => {
       const res = await postForm(moderator, '/admin/agents', { slug: 'new-shop-agent', name: 'New Shop Agent', vendor: 'Example Labs', description: '' });
       const agent = await t.db.prisma.agent.findUniqueOrThrow({ where: { slug: 'new-shop-agent' } });

@@ -150,7 +150,14 @@ describe('pending screenshots of the contribution form', () => {
 });
 
 describe('the pending-screenshot store (on disk, without HTTP)', () => {
-  const shot = (size: number, name = 'a.png') => ({ bytes: pngOf(size), mediaType: 'image/png' as const, name });
+  // An accepted upload is a file on disk (the request's, as the multipart parser wrote it).
+  const uploads = scratchDataDir('uploads-');
+  let uploaded = 0;
+  const shot = (size: number, name = 'a.png') => {
+    const file = path.join(uploads, `upload-${uploaded++}`);
+    writeFileSync(file, pngOf(size));
+    return { file, size, mediaType: 'image/png' as const, name };
+  };
   const now = new Date('2026-11-22T12:00:00Z');
 
   it('refuses new uploads beyond the total, writing nothing, under concurrent drafts of many accounts', async () => {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChange, watchDirectoryVersion, type DirectoryChange, type DirectoryVersions } from '../../src/modules/directory/version.js';
 import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
+import { MERCHANT_EXTRAS } from '../../src/modules/merchants/merchant-admin.repository.js';
 import { aCategory, aMerchant, anAgent, aReport } from '../factories/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
@@ -41,8 +42,10 @@ describe('directory change announcements', () => {
     const a = await aMerchant(db.prisma);
     const b = await aMerchant(db.prisma);
 
+    // Equal values: nothing public changed, so no version moves and nothing is sent.
     let before = await version();
-    expect(await announced(() => sql('UPDATE merchants SET name = name WHERE id = $1', [a.id]))).toEqual([`${before + 1n}:-`]);
+    expect(await announced(() => sql('UPDATE merchants SET name = name WHERE id = $1', [a.id]))).toEqual([]);
+    expect(await version()).toBe(before);
 
     before = await version();
     expect(await announced(() => sql("UPDATE merchants SET name = name || ' 2' WHERE id = ANY($1::uuid[])", [[a.id, b.id]]))).toEqual([
@@ -57,6 +60,34 @@ describe('directory change announcements', () => {
       `${before + 1n}`,
     ]);
     expect(parseChange(payloads.at(-1)!)!.scope).toEqual({ all: true });
+  });
+
+  it('announces a Prisma upsert (INSERT … ON CONFLICT DO UPDATE) of a sponsorship or owner statement once, as the next version, naming its merchant', async () => {
+    const merchant = await aMerchant(db.prisma);
+    const now = new Date('2026-11-20T00:00:00Z');
+    const sponsorship = (disclosure: string) =>
+      MERCHANT_EXTRAS.sponsorship.save(db.prisma, merchant.id, { source: 'subscription', placement: 'directory-top', disclosure, startsAt: now, endsAt: null, billingId: null }, now);
+    const statement = (text: string) =>
+      MERCHANT_EXTRAS['owner-statement'].save(db.prisma, merchant.id, { statement: text, taskClaims: { CART: 'WORKS' }, declaredAt: now, ownershipEvidence: null }, now);
+    // Inserted, updated with a change, updated with equal values.
+    for (const [write, expected] of [
+      [() => sponsorship('Paid placement'), 'merchant'],
+      [() => sponsorship('Paid placement, renewed'), 'merchant'],
+      [() => sponsorship('Paid placement, renewed'), 'nothing'],
+      [() => statement('Everything works'), 'merchant'],
+      [() => statement('Everything works, mostly'), 'merchant'],
+      [() => statement('Everything works, mostly'), 'nothing'],
+    ] as const) {
+      const before = await version();
+      const heard = await announced(write);
+      if (expected === 'merchant') {
+        expect(heard).toEqual([`${before + 1n}:m:${merchant.id}`]);
+        expect(await version()).toBe(before + 1n);
+      } else {
+        expect(heard).toEqual([]);
+        expect(await version()).toBe(before);
+      }
+    }
   });
 
   it('announces more than 200 merchants at once as everything', async () => {
@@ -79,7 +110,8 @@ describe('directory change announcements', () => {
     const later = new Date(now.getTime() + 1000);
     const heard = await announced(() => db.prisma.$transaction((tx) => recomputeSummaries(tx, [pair], later)));
     expect(await version()).toBe(before);
-    expect(heard.filter((p) => parseChange(p)!.version > before)).toEqual([]);
+    // Not even a notification of the current version: an update of computed_at alone sends nothing.
+    expect(heard).toEqual([]);
     expect(Number((await sql('SELECT count(*) FROM status_changes')).rows[0].count)).toBe(changesBefore);
     // Marked as computed, so the hourly refresh does not pick it again.
     const touched = (await sql('SELECT computed_at FROM merchant_agent_summaries WHERE merchant_id = $1', [merchant.id])).rows[0].computed_at as Date;
@@ -90,10 +122,13 @@ describe('directory change announcements', () => {
     // approved behind the recomputation's back, so that it finds the change).
     const pending = await aReport(db.prisma, { merchantId: merchant.id, agentId: agent.id });
     await sql("UPDATE reports SET status = 'APPROVED', moderated_at = now() WHERE id = $1", [pending.id]);
+    const versionBefore = await version();
     const changed = await announced(() => db.prisma.$transaction((tx) => recomputeSummaries(tx, [pair], later)));
-    const scopes = changed.map((p) => parseChange(p)!.scope).filter((scope) => scope.all || scope.merchants.length > 0);
-    expect(scopes.length).toBeGreaterThan(0);
-    for (const scope of scopes) expect(scope).toEqual({ merchants: [merchant.id] });
+    // Every version the transaction made is announced, in order, each naming the merchant.
+    const after = await version();
+    expect(after).toBeGreaterThan(versionBefore);
+    expect(changed.map((p) => parseChange(p)!.version)).toEqual(Array.from({ length: Number(after - versionBefore) }, (_, i) => versionBefore + 1n + BigInt(i)));
+    for (const p of changed) expect(parseChange(p)!.scope).toEqual({ merchants: [merchant.id] });
   });
 });
 
@@ -124,6 +159,18 @@ describe('the version listener', () => {
     await db.pool.query('UPDATE directory_version SET version = version + 1 WHERE id = 1');
     await versions.settle();
     expect(heard.slice(gapFrom)).toEqual([{ version: versions.current(), scope: { all: true } }]);
+  });
+
+  it('hears an upsert of a sponsorship as a change of its merchant, never as a gap', async () => {
+    const merchant = await aMerchant(db.prisma);
+    const now = new Date('2026-11-20T00:00:00Z');
+    for (const disclosure of ['Paid placement', 'Paid placement, renewed']) {
+      await versions.settle();
+      const from = heard.length;
+      await MERCHANT_EXTRAS.sponsorship.save(db.prisma, merchant.id, { source: 'subscription', placement: 'directory-top', disclosure, startsAt: now, endsAt: null, billingId: null }, now);
+      await versions.settle();
+      expect(heard.slice(from)).toEqual([{ version: versions.current(), scope: { merchants: [merchant.id] } }]);
+    }
   });
 
   it('reads payloads of every form and refuses others', () => {

@@ -237,6 +237,37 @@ describe('migrations that fail, were edited, or are missing locally', () => {
     expect(warnings).toEqual([expect.stringContaining(last)]);
   });
 
+  it('a migration that cannot take its lock in time gives up, applies nothing, and is applied by the next deploy', async () => {
+    const url = await migratedDatabase();
+    const dir = copyOfMigrations();
+    const name = '29991231000000_add_column';
+    addMigration(dir, name, 'ALTER TABLE "merchants" ADD COLUMN "waits" INTEGER;\n');
+    // A long transaction that has read merchants: ALTER TABLE must wait for it, and while it
+    // waits, every reader of merchants would queue behind it (the whole directory stalls).
+    const reader = new pg.Client({ connectionString: url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM merchants');
+      const failure = await applyMigrations(url, dir, { lockTimeoutMs: 300 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(failure).toBeInstanceOf(MigrationError);
+      expect((failure as Error).message).toMatch(new RegExp(`^migration ${name} could not take a lock within 300 ms`));
+      expect((failure as Error).message).toContain('nothing of it was applied');
+      expect(await query(url, `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'merchants' AND column_name = 'waits'`)).toEqual([{ n: 0 }]);
+      // Recorded as rolled back, not failed: nothing blocks the next apply.
+      expect(await rowsOf(url, name)).toEqual([{ finished: false, rolled_back: true, logs: expect.stringContaining('55P03'), applied_steps_count: 0 }]);
+      expect(await pendingMigrations(url, dir)).toEqual([name]);
+    } finally {
+      await reader.query('COMMIT');
+      await reader.end();
+    }
+    expect(await applyMigrations(url, dir, { lockTimeoutMs: 300 })).toEqual([name]);
+    expect(await pendingMigrations(url, dir)).toEqual([]);
+  });
+
   it('a migration that is a single CREATE INDEX CONCURRENTLY applies (no transaction of our own)', async () => {
     const url = await migratedDatabase();
     const dir = copyOfMigrations();

@@ -162,13 +162,19 @@ describe('seeding an empty database', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK_KEY]);
       const seeding = Promise.all(pools.map((pool) => seedDemoDataIfEmpty(pool, { now })));
+      // This database's waiters only (pg_locks lists the whole server's), and a bound a busy
+      // machine cannot break (expect.poll's default is one second).
       await expect
-        .poll(async () => {
-          const { rows } = await db.pool.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
-          );
-          return rows[0]!.n;
-        })
+        .poll(
+          async () => {
+            const { rows } = await db.pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            );
+            return rows[0]!.n;
+          },
+          { timeout: 60_000, interval: 20 },
+        )
         .toBe(2);
       await holder.query('COMMIT');
 

@@ -171,9 +171,12 @@ describe('upkeep across instances', () => {
       second = runUpkeep(other, days(2), b.logger);
       // Skipping returns at once; a second pass of its own would queue behind the first.
       expect(await Promise.race([second, lockWaiters(2).then(() => 'waited behind the first pass')])).toEqual({ ran: false });
+      // pg_locks lists the whole server's locks, and other test files' databases on it run
+      // upkeep passes of their own (under load, at the same moment): count this database's.
       const { rows: held } = await db.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_locks
-          WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1`,
+          WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [UPKEEP_LOCK_KEY],
       );
       expect(held[0]!.n).toBe(1);

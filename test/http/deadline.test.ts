@@ -5,7 +5,7 @@
 // cleans up after the first failure, waited for their sum. Now each answers 503 with
 // Retry-After within the one documented bound.
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -17,56 +17,11 @@ import { fixedClock } from '../../src/clock.js';
 import { contributionTargets } from '../factories/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { testConfig } from '../setup/app.js';
+import { hangingProxy } from '../setup/hanging-proxy.js';
 
 const TIMEOUT_MS = 1_500;
 /** Scheduling on a loaded two-core machine; below the 2 s a hung statement added before. */
 const SLACK_MS = 1_500;
-
-/** A TCP proxy to PostgreSQL that can hang: while hung, it accepts connections and passes nothing on. */
-async function hangingProxy(target: URL) {
-  let hung = false;
-  const held: Array<() => void> = [];
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => undefined);
-    const connect = () => {
-      const upstream = net.connect(Number(target.port), target.hostname);
-      sockets.add(upstream);
-      upstream.on('close', () => sockets.delete(upstream));
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-      const forward = (from: net.Socket, to: net.Socket) =>
-        from.on('data', (chunk: Buffer) => {
-          if (!hung) return void to.write(chunk);
-          from.pause();
-          held.push(() => {
-            to.write(chunk);
-            from.resume();
-          });
-        });
-      forward(client, upstream);
-      forward(upstream, client);
-    };
-    if (hung) held.push(connect);
-    else connect();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    hang: () => void (hung = true),
-    goOn: () => {
-      hung = false;
-      for (const release of held.splice(0)) release();
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe('a request waits on the database for DATABASE_TIMEOUT_MS at most, however many statements it runs', () => {
   let db: TestDatabase;

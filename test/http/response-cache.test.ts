@@ -31,7 +31,7 @@ describe('the response cache', () => {
     expect(second.headers['x-cache']).toBe('HIT');
     expect(second.text).toBe(first.text);
     expect(second.headers.etag).toBe(first.headers.etag);
-    expect(second.headers['cache-control']).toBe('public, max-age=60');
+    expect(second.headers['cache-control']).toBe('public, max-age=60, stale-if-error=600');
     expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
     // The same answer whatever the order of the parameters.
     const reordered = await request(t.app).get('/api/v1/merchants?page=1&sort=name');
@@ -48,7 +48,7 @@ describe('the response cache', () => {
     expect(res.text).toBe('');
     expect(res.headers.ratelimit).toMatch(/"public"; r=\d+/);
     // A 304 repeats what guides caches, not the representation's other headers.
-    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, stale-if-error=600');
     expect(res.headers.vary).toBe('Accept-Encoding');
     expect(res.headers['content-security-policy']).toBeUndefined();
     // A cached 200 keeps every header the stack gave it: the API's own security headers.

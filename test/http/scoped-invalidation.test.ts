@@ -134,10 +134,13 @@ describe('single flight', () => {
     const cache = new ResponseCache({ versions, clock });
     let runs = 0;
     let body = 'first';
+    let started: (() => void) | null = null;
     const app = express();
     app.get('/answer', cache.middleware(), async (_req, res) => {
       runs += 1;
       const read = body;
+      started?.();
+      started = null;
       await new Promise((resolve) => setTimeout(resolve, 50));
       if (scope) cacheScope(res, scope);
       res.type('text/plain').send(`${read} ${'x'.repeat(2000)}`);
@@ -146,6 +149,8 @@ describe('single flight', () => {
       app,
       clock,
       runs: () => runs,
+      /** Resolves when the handler next starts (has read the body it answers). */
+      nextRun: () => new Promise<void>((resolve) => (started = resolve)),
       change(merchants: string[], next: string) {
         body = next;
         version += 1n;
@@ -176,11 +181,53 @@ describe('single flight', () => {
     expect(after.text.startsWith('second')).toBe(true);
   });
 
+  it('hands an abandoned build to one waiter at a time, never to all of them at once', async () => {
+    // The first build fails (as a 503 does when the database is slow); the ten requests waiting
+    // for it must not all build at once: one takes over, and the rest get its answer.
+    const clock = fixedClock('2026-11-22T12:00:00Z');
+    const versions: DirectoryVersions = { current: () => 1n, settle: async () => {}, onChange: () => () => undefined, close: async () => {} };
+    const cache = new ResponseCache({ versions, clock });
+    let arrived = 0;
+    let allArrived!: () => void;
+    const everyone = new Promise<void>((resolve) => (allArrived = resolve));
+    let runs = 0;
+    let building = 0;
+    let mostAtOnce = 0;
+    const app = express();
+    app.get(
+      '/answer',
+      (_req, _res, next) => {
+        if (++arrived === 11) allArrived();
+        next();
+      },
+      cache.middleware(),
+      async (_req, res) => {
+        runs += 1;
+        building += 1;
+        mostAtOnce = Math.max(mostAtOnce, building);
+        // The first build waits until every request has arrived (and waits for it), then fails.
+        if (runs === 1) await everyone;
+        else await new Promise((resolve) => setTimeout(resolve, 20));
+        building -= 1;
+        if (runs === 1) res.status(503).set('Retry-After', '5').type('text/plain').send('resting');
+        else res.type('text/plain').send(`built by run ${runs}`);
+      },
+    );
+    const answers = await Promise.all(Array.from({ length: 11 }, () => request(app).get('/answer')));
+    expect(mostAtOnce).toBe(1);
+    expect(runs).toBe(2);
+    expect(answers.map((res) => res.status).sort()).toEqual([...Array<number>(10).fill(200), 503]);
+    for (const res of answers.filter((r) => r.status === 200)) expect(res.text).toBe('built by run 2');
+  });
+
   it('does not file an answer that a change of its merchant overtook while it was built', async () => {
     const merchant = '0190a1b2-0000-7000-8000-000000000002';
     const h = harness([merchant]);
+    // The change comes while the answer is being built (an event, not a guess of 10 ms, which a
+    // loaded machine broke: the build had not begun by then).
+    const begun = h.nextRun();
     const building = request(h.app).get('/answer').then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await begun;
     h.change([merchant], 'second');
     expect((await building).text.startsWith('first')).toBe(true);
     const next = await request(h.app).get('/answer');

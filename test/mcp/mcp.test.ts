@@ -723,6 +723,30 @@ describe('MCP endpoint', () => {
       expect(text.status).toBe(415);
     });
 
+    it('answers arguments that are not an object with -32602 and words, and an empty batch with -32600', async () => {
+      for (const args of [null, [], [1, 2], 'list', 7, true]) {
+        const res = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_agents', arguments: args } });
+        const body = (await res.json()) as { jsonrpc: string; id: unknown; error?: { code: number; message: string } };
+        expect(body, JSON.stringify(args)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+        expect(body.error!.message).toBe('Invalid params: arguments must be an object of the tool\'s arguments (or left out), not ' + (args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`) + '.');
+        expect(body.error!.message).not.toMatch(/invalid_type|expected record|\[\s*\{/);
+      }
+      for (const [params, words] of [
+        ['call', 'params must be an object, not a string.'],
+        [{ arguments: {} }, 'name must be the name of a tool (a string; tools/list lists them).'],
+      ] as const) {
+        const res = await post({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params });
+        expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: `Invalid params: ${words}` } });
+      }
+      // Left out, arguments are an empty object, as the protocol allows.
+      const none = await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_agents' } });
+      expect(((await none.json()) as { result?: CallToolResult }).result?.structuredContent).toMatchObject({ total: 4 });
+
+      const empty = await post([]);
+      expect(empty.status).toBe(400);
+      expect(await empty.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch. Send one JSON-RPC message per request.' }, id: null });
+    });
+
     it('lets browser-based clients call from any origin, without credentials', async () => {
       const preflight = await fetch(new URL('/mcp', http.url), {
         method: 'OPTIONS',

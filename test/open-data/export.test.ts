@@ -11,7 +11,8 @@ import { binary } from '../setup/bodies.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
-import { writeDump } from '../../src/modules/open-data/export.js';
+import { dumpLines, writeDump } from '../../src/modules/open-data/export.js';
+import { aMerchant } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import { htmlProblems } from '../pages/html-validate.js';
@@ -67,6 +68,37 @@ describe('the bulk dump', () => {
     expect(sample.label).toBe(fromApi.label);
     const report = lines.find((l) => l.type === 'report')!;
     expect({ ...report, type: undefined }).toEqual({ ...(await request(t.app).get(`/api/v1/reports/${String(report.id)}`).expect(200)).body.data, type: undefined });
+  });
+
+  it('is read from one snapshot: what changes while it is written is in none of it, or all of it', async () => {
+    const lines = dumpLines({ prisma: t.db.prisma, baseUrl: TEST_BASE_URL, now: new Date(DEMO_NOW) })[Symbol.asyncIterator]();
+    const read: Line[] = [];
+    // Up to the last agent line: the categories are written, no merchant is read yet.
+    const agents = await t.db.prisma.agent.count({ where: { active: true } });
+    while (read.filter((l) => l.type === 'agent').length < agents) {
+      const next = await lines.next();
+      if (next.done) throw new Error('the dump ended before its agents');
+      read.push(JSON.parse(next.value) as Line);
+    }
+    // Meanwhile: a category renamed (its line is written), a merchant added (its line is not).
+    const category = await t.db.prisma.category.findFirstOrThrow({ where: { merchants: { some: { isPublic: true } } }, orderBy: { slug: 'asc' } });
+    await t.db.prisma.category.update({ where: { id: category.id }, data: { name: `${category.name} (renamed)` } });
+    const added = await aMerchant(t.db.prisma, { name: 'Added While Dumping', categoryId: category.id });
+    try {
+      for (let next = await lines.next(); !next.done; next = await lines.next()) read.push(JSON.parse(next.value) as Line);
+      expect(read.some((l) => l.type === 'merchant' && l.id === added.id)).toBe(false);
+      const names = new Map(read.filter((l) => l.type === 'category').map((l) => [String(l.slug), String(l.name)]));
+      expect(names.get(category.slug)).toBe(category.name);
+      // Every merchant line names its category as the category lines do.
+      for (const merchant of read.filter((l) => l.type === 'merchant')) {
+        const info = merchant.categoryInfo as { slug: string; name: string } | null;
+        if (info) expect(info.name, String(merchant.slug)).toBe(names.get(info.slug));
+      }
+    } finally {
+      await lines.return?.(undefined);
+      await t.db.prisma.merchant.delete({ where: { id: added.id } });
+      await t.db.prisma.category.update({ where: { id: category.id }, data: { name: category.name } });
+    }
   });
 
   it('is listed on /data with its schema and licence, and served as the newest dump', async () => {

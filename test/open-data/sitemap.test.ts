@@ -124,7 +124,7 @@ describe('sitemap', () => {
   it('lists the fixed pages, categories with public merchants, active agents and public merchants as absolute URLs', async () => {
     const res = await text(t, '/sitemap.xml').expect(200);
     expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('public, max-age=3600');
+    expect(res.headers['cache-control']).toBe('public, max-age=3600, stale-if-error=600');
     const body = res.body as string;
     expect(XMLValidator.validate(body)).toBe(true);
     expect(body).toContain('xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"');
@@ -203,7 +203,7 @@ describe('sitemap', () => {
     expect(pages).toHaveLength(3);
     const second = await text(small, '/sitemaps/2.xml').expect(200);
     expect(second.headers['content-type']).toBe('application/xml; charset=utf-8');
-    expect(second.headers['cache-control']).toBe('public, max-age=3600');
+    expect(second.headers['cache-control']).toBe('public, max-age=3600, stale-if-error=600');
     expect(locs(second.body as string)).toHaveLength(3);
     await text(small, '/sitemaps/4.xml').expect(404);
     await text(small, '/sitemaps/0.xml').expect(404);

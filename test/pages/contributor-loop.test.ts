@@ -12,7 +12,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createMailer, decisionMessage, outboxDir, type DecisionNotice } from '../../src/mail/mailer.js';
-import { decisionNoticesSent, registerDecisionNotices } from '../../src/modules/moderation/decision-notices.js';
+import { decisionNoticesSent, registerDecisionNotices, retryDelayMs, sendDueDecisionNotices } from '../../src/modules/moderation/decision-notices.js';
 import { approveReport, rejectReport, withdrawReport } from '../../src/modules/moderation/moderation.service.js';
 import { issueKey } from '../../src/modules/keys/keys.service.js';
 import { countryCode } from '../../src/modules/reports/regions.js';
@@ -168,10 +168,11 @@ describe('the contributor loop', () => {
       expect(redirected.headers.location).toBe('/sign-in?next=%2Fprofile%2Freports');
     });
 
-    it('never fails the decision when the mail cannot be sent: the failure is logged', async () => {
+    it('never fails the decision when the mail cannot be sent: the failure is logged, the notice kept and sent later', async () => {
       const warnings: unknown[] = [];
       const failing = { sendDecisionNotice: async () => Promise.reject(new Error('mail server down')) };
-      registerDecisionNotices(t.db.prisma, { mailer: failing, baseUrl: TEST_BASE_URL, logger: { warn: (...args: unknown[]) => warnings.push(args) } as never });
+      registerDecisionNotices(t.db.prisma, { mailer: failing, baseUrl: TEST_BASE_URL, clock: t.clock, logger: { warn: (...args: unknown[]) => warnings.push(args) } as never });
+      const before = (await noticesTo('alice@example.org')).length;
       try {
         const id = await aliceReport();
         const result = await approveReport(t.db.prisma, { reportId: id, actorId: null, now: t.clock.now() });
@@ -179,10 +180,20 @@ describe('the contributor loop', () => {
         await decisionNoticesSent(t.db.prisma);
         expect((await t.db.prisma.report.findUniqueOrThrow({ where: { id } })).status).toBe('APPROVED');
         expect(warnings).toHaveLength(1);
-        expect(JSON.stringify(warnings[0])).toContain('the decision notice could not be sent');
+        expect(JSON.stringify(warnings[0])).toContain('the decision notice could not be sent; it will be retried');
+        // Never the address in the log.
+        expect(JSON.stringify(warnings[0])).not.toContain('alice@example.org');
+        // Kept in the outbox, and sent by a later pass once the mail server takes it.
+        expect(await t.db.prisma.mailOutbox.count({ where: { reportId: id } })).toBe(1);
       } finally {
-        registerDecisionNotices(t.db.prisma, { mailer, baseUrl: TEST_BASE_URL, logger: t.logger });
+        registerDecisionNotices(t.db.prisma, { mailer, baseUrl: TEST_BASE_URL, clock: t.clock, logger: t.logger });
       }
+      await sendDueDecisionNotices(t.db.prisma);
+      expect(await noticesTo('alice@example.org')).toHaveLength(before);
+      t.clock.advance(retryDelayMs(1));
+      await sendDueDecisionNotices(t.db.prisma);
+      expect(await noticesTo('alice@example.org')).toHaveLength(before + 1);
+      expect(await t.db.prisma.mailOutbox.count()).toBe(0);
     });
   });
 

@@ -1,5 +1,6 @@
 // WEB_CONCURRENCY=2: whichever worker a scrape reaches, /metrics answers for the whole service,
 // the requests of both workers and the upkeep that only the primary runs, merged once.
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/net.js';
 import { scratchDataDir } from '../setup/app.js';
@@ -74,6 +75,34 @@ describe('/metrics with two worker processes', () => {
       expect(new Set(types).size).toBe(types.length);
       expect(total(now, 'acd_db_pool_max_connections')).toBeGreaterThan(0);
       expect(now).toContain('process_resident_memory_bytes');
+    }
+  }, 120_000);
+
+  it('keeps a worker that does not answer in time in the sums, with the last counts it sent', async () => {
+    const route = ['route="/api/v1/categories"'];
+    const answers = await Promise.all(Array.from({ length: 40 }, () => fetch(`${origin}/api/v1/categories`, { headers: { connection: 'close' } })));
+    for (const answer of answers) expect(answer.status).toBe(200);
+    // Both workers answer this scrape: the primary now knows each one's counts.
+    const counted = total(await scrape(), 'http_request_duration_seconds_count', route);
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(server.child.pid)], { encoding: 'utf8' });
+    const workers = children.split('\n').filter((l) => l.includes('src/server.ts')).map((l) => Number(l.trim().split(' ')[0])).filter((pid) => pid > 0);
+    expect(workers, children).toHaveLength(2);
+
+    // One worker stops answering (as a worker busy for seconds, or dying, does).
+    process.kill(workers[0]!, 'SIGSTOP');
+    try {
+      // A scrape that reaches the stopped worker waits for it; one that reaches the other is
+      // answered once the primary has waited for the stopped one: take the first answer.
+      const scrapes = Array.from({ length: 3 }, () => fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${TOKEN}`, connection: 'close' } }));
+      const first = await Promise.any(scrapes.map(async (pending) => {
+        const res = await pending;
+        if (res.status !== 200) throw new Error(`status ${res.status}`);
+        return res.text();
+      }));
+      // Never fewer than the scrape before counted: a drop would read as a counter reset.
+      expect(total(first, 'http_request_duration_seconds_count', route)).toBe(counted);
+    } finally {
+      process.kill(workers[0]!, 'SIGCONT');
     }
   }, 120_000);
 });

@@ -64,11 +64,18 @@ describe('cached list totals', () => {
       client.release();
     }
     expect(await directoryVersion(t.db.prisma)).toBe(before + 1n);
+    // A write to a table keyed by merchant moves it once it changed a row (issue 33: a statement
+    // that changed nothing public, here none at all, moves nothing; a changed row does).
     await sql(`UPDATE sponsorships SET updated_at = updated_at WHERE false`);
+    expect(await directoryVersion(t.db.prisma)).toBe(before + 1n);
+    const [merchant] = await sql<{ id: string }>(`SELECT id FROM merchants WHERE is_public LIMIT 1`);
+    await sql(`UPDATE merchants SET name = name || ' ' WHERE id = $1`, [merchant!.id]);
     expect(await directoryVersion(t.db.prisma)).toBe(before + 2n);
+    await sql(`UPDATE merchants SET name = rtrim(name) WHERE id = $1`, [merchant!.id]);
+    expect(await directoryVersion(t.db.prisma)).toBe(before + 3n);
     // Reports alone do not change a list until moderation recomputes the summaries.
     await sql(`UPDATE reports SET updated_at = updated_at WHERE false`);
-    expect(await directoryVersion(t.db.prisma)).toBe(before + 2n);
+    expect(await directoryVersion(t.db.prisma)).toBe(before + 3n);
   });
 
   it('shows a moderation decision in the next total once a list may be stale no longer', async () => {

@@ -212,7 +212,7 @@ describe('GET /api/v1/merchants', () => {
 
   it('is cacheable: Cache-Control, an ETag, and 304 for a matching If-None-Match', async () => {
     const res = await api('/api/v1/merchants').expect(200);
-    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, stale-if-error=600');
     expect(res.headers.etag).toBeDefined();
     await api('/api/v1/merchants').set('If-None-Match', res.headers.etag!).expect(304);
   });

@@ -88,3 +88,33 @@ describe('X-Forwarded-For with TRUST_PROXY=true (the control)', () => {
     for (let i = 0; i < 4; i++) await request(t.app).get('/api/v1/automation/queue').set(auth).set('X-Forwarded-For', `203.0.113.${20 + i}`).expect(200);
   });
 });
+
+describe('X-Forwarded-For with TRUST_PROXY=true, when the forwarded text is not an address', () => {
+  let t: TestApp;
+  let auth: { Authorization: string };
+  beforeAll(async () => {
+    ({ t, auth } = await apps({ TRUST_PROXY: 'true' }));
+  });
+  afterAll(() => t.close());
+
+  const junk = (i: number) => [`${'x'.repeat(8_000)}${i}`, `not-an-address-${i}`, `203.0.113.${i}:80`, `<script>${i}`, `999.1.1.${i}`][i % 5]!;
+
+  it('counts every request whose forwarded text is no address under the connecting address, one budget', async () => {
+    t.clock.advance(60_000);
+    for (let i = 0; i < 3; i++) await request(t.app).get('/api/v1/categories').set('X-Forwarded-For', junk(i)).expect(200);
+    const limited = await request(t.app).get('/api/v1/categories').set('X-Forwarded-For', junk(3));
+    expect(limited.status).toBe(429);
+    // A real forwarded address still has its own budget.
+    await request(t.app).get('/api/v1/categories').set('X-Forwarded-For', '203.0.113.77').expect(200);
+  });
+
+  it('never stores a forwarded text as a limit key', async () => {
+    t.clock.advance(60_000);
+    for (let i = 0; i < 3; i++) await request(t.app).get('/api/v1/automation/queue').set(auth).set('X-Forwarded-For', junk(i)).expect(200);
+    expect((await request(t.app).get('/api/v1/automation/queue').set(auth).set('X-Forwarded-For', junk(5))).status).toBe(429);
+    const { rows } = await t.db.pool.query<{ key: string }>('SELECT key FROM rate_limit_counters');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const { key } of rows) expect(key, key.slice(0, 80)).not.toMatch(/xxxx|not-an-address|script|999\./);
+    expect(Math.max(...rows.map((r) => r.key.length))).toBeLessThan(200);
+  });
+});

@@ -7,10 +7,15 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-export function startServerProcess(env: Record<string, string>): ServerProcess {
+/**
+ * `detached`: the service leads a process group of its own (its cluster workers join it), as
+ * under a terminal or systemd, so that a test can signal the whole group (`process.kill(-pid)`).
+ */
+export function startServerProcess(env: Record<string, string>, options: { detached?: boolean } = {}): ServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -25,6 +25,8 @@ describe('configuration', () => {
     expect(config.trustProxy).toBe(false);
     expect(config.moderatorEmails).toEqual([]);
     expect(config.secureCookies).toBe(false);
+    expect(config.requestTimeoutMs).toBe(60_000);
+    expect(config.headersTimeoutMs).toBe(20_000);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -58,6 +60,8 @@ describe('configuration', () => {
     ['DNS_SERVERS', { DNS_SERVERS: '[1.1.1.1]:53' }],
     ['DNS_SERVERS', { DNS_SERVERS: '2001:db8::1:53:99999' }],
     ['DNS_SERVERS', { DNS_SERVERS: '127.0.0.1:5353, nameserver' }],
+    ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '0' }],
+    ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000' }],
   ])('rejects a bad %s with a message naming it', (name, env) => {
     const message = configErrorFor(env);
     expect(message).toMatch(new RegExp(`^Invalid configuration: ${name} `));

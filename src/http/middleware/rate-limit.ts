@@ -1,5 +1,6 @@
 // Rate limits as Express middleware, over the shared counters of modules/limits/counters.ts:
 // express-rate-limit over the exact store, and a hand-written middleware over the synced one.
+import { isIP } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type Options, type RateLimitInfo } from 'express-rate-limit';
 import type pg from 'pg';
@@ -14,9 +15,16 @@ import { appendRateLimitHeaders, sendProblem } from '../problem.js';
  * address, or an IPv6 address's /64 (modules/limits/address-key.ts). Every limiter keyed by
  * address uses this one function. With TRUST_PROXY off the address is the socket's, read
  * directly: req.ip parses X-Forwarded-For only to ignore it, a measurable part of a cached read.
+ * With it on, req.ip is whatever text the trusted hops forwarded (8,000 characters in one
+ * probe): text that is not an IP address counts as the connecting address (the proxy's), so
+ * it neither buys a budget of its own nor becomes a key.
  */
-export const clientAddress = (req: Request): string =>
-  addressKey((req.app.get('trust proxy') === false ? req.socket.remoteAddress : req.ip) ?? 'unknown');
+export const clientAddress = (req: Request): string => {
+  const socket = req.socket.remoteAddress ?? 'unknown';
+  if (req.app.get('trust proxy') === false) return addressKey(socket);
+  const forwarded = req.ip;
+  return addressKey(forwarded !== undefined && isIP(forwarded) !== 0 ? forwarded : socket);
+};
 
 export interface LimitOptions {
   pool: pg.Pool;

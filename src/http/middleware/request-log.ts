@@ -4,7 +4,7 @@
 // public read that the response cache answers in well under 100 µs. Here the child logger is
 // made only when a handler asks for it.
 import { randomUUID } from 'node:crypto';
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../logger.js';
 import { redactUrl } from '../../logger.js';
 
@@ -21,6 +21,19 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 const childLogger = Symbol('request logger');
+
+/**
+ * Whether an answer that its handler had not ended had nevertheless handed the socket all of
+ * its declared Content-Length (after its header): a client that has every byte it was promised
+ * may close the connection at once, before a streaming writer (hono's, under the MCP SDK; a
+ * file being sent) calls end(). Such an answer was complete, not aborted.
+ */
+function wholeBodyWritten(req: Request, res: Response, sentBefore: number): boolean {
+  const declared = Number(res.getHeader('content-length'));
+  const header = (res as Response & { _header?: string | null })._header;
+  if (!res.headersSent || !Number.isInteger(declared) || typeof header !== 'string') return false;
+  return req.socket.bytesWritten - sentBefore >= Buffer.byteLength(header, 'latin1') + declared;
+}
 
 /** Installs the request log on `app` (its request prototype gets a lazy `log`). */
 export function requestLog(logger: Logger, app: Express): RequestHandler {
@@ -39,9 +52,11 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
     req.id = id;
     res.setHeader('X-Request-Id', id);
     if (!QUIET_PATHS.has(req.url)) {
+      const sentBefore = req.socket.bytesWritten;
       res.once('close', () => {
-        const finished = res.writableFinished;
-        // A client's mistake or a refusal (4xx, 429 included) is routine: only failures warn.
+        const finished = res.writableEnded || wholeBodyWritten(req, res, sentBefore);
+        // A client's mistake or a refusal (4xx, 429 included) is routine: only failures and
+        // answers cut short warn.
         const level = res.statusCode >= 500 ? 'error' : finished ? 'info' : 'warn';
         if (!logger.isLevelEnabled(level)) return;
         logger[level](

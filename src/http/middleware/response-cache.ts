@@ -18,6 +18,15 @@
 //   - a change of nothing public (a statement that rewrote equal values) keeps everything.
 // Requests for one answer that is missing, or stale past its bound, wait for the one request
 // building it (single flight) rather than each building it again.
+//
+// Stale if error: while the database cannot be reached, a request whose build fails with a 503
+// is answered with the cached answer it would have replaced, for at most `staleIfErrorMs` past
+// that answer's normal life (a CDN's `stale-if-error`), with `Age`, `Warning: 111` and
+// `X-Cache: STALE-IF-ERROR`. After such a failure, and while the directory version is unknown
+// (the listener has lost the database), the next requests get it at once for OUTAGE_RECHECK_MS
+// rather than each waiting for the database's deadline; then one tries the database again.
+// Nothing is served this way once the version is known again: the normal bounds apply, and a
+// change announced meanwhile drops what it changed (a gap drops everything).
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -28,6 +37,7 @@ import type { DirectoryChange, DirectoryVersions } from '../../modules/directory
 import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor, routeTemplate } from './metrics.js';
+import { answeredByDeadline } from './deadline.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
@@ -62,6 +72,15 @@ export const STALE_LISTS_MS = 10_000;
 export const REBUILD_LISTS_EVERY_MS = 5_000;
 /** Changes remembered to check the answers being built meanwhile; older builds are not filed. */
 const CHANGES_KEPT = 1_024;
+/**
+ * How long past its normal life (the public max-age) a cached answer may still be served while
+ * the database cannot be reached: published as `stale-if-error` for caches in front of us too.
+ */
+export const STALE_IF_ERROR_SECONDS = 600;
+/** After an outage answer, how long stale answers go out at once before a request tries the database again. */
+export const OUTAGE_RECHECK_MS = 5_000;
+/** Headers of a failed answer that are the request's own and stay on the stale one served instead. */
+const KEPT_ON_FALLBACK = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy']);
 
 /** What an answer was built from: one merchant (and the directory's agents), or many merchants. */
 type Scope = { merchants: ReadonlySet<string> } | 'many';
@@ -102,6 +121,8 @@ interface Entry {
   headers: Array<[string, string | string[]]>;
   identity: Buffer;
   encoded: Map<'br' | 'gzip', Promise<Buffer>>;
+  /** The encodings already made (served synchronously when the answer is a stale-if-error one). */
+  ready: Map<'br' | 'gzip', Buffer>;
 }
 
 export interface ResponseCacheOptions {
@@ -115,6 +136,8 @@ export interface ResponseCacheOptions {
   staleMs?: number;
   /** Shortest time between two builds of such an answer (default REBUILD_LISTS_EVERY_MS). */
   rebuildEveryMs?: number;
+  /** How long past its life an answer may be served while the database fails (default STALE_IF_ERROR_SECONDS). */
+  staleIfErrorMs?: number;
   /**
    * Runs instead of `next` for every answer not served from the cache (compression): a cached
    * answer is compressed once, and skipping the middleware for it saves its per-request cost.
@@ -175,6 +198,9 @@ export class ResponseCache {
   private readonly ttlMs: number;
   private readonly staleMs: number;
   private readonly rebuildEveryMs: number;
+  private readonly staleIfErrorMs: number;
+  /** When a build last failed with a 503 while answers were cached (the app clock), or null. */
+  private outageAt: number | null = null;
   /** The changes heard lately, oldest first, numbered by `seq`. */
   private readonly changes: Change[] = [];
   private seq = 0;
@@ -184,6 +210,7 @@ export class ResponseCache {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.staleMs = options.staleMs ?? STALE_LISTS_MS;
     this.rebuildEveryMs = options.rebuildEveryMs ?? REBUILD_LISTS_EVERY_MS;
+    this.staleIfErrorMs = options.staleIfErrorMs ?? STALE_IF_ERROR_SECONDS * 1000;
     this.entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
       // The identity body plus room for its compressed copies, and the key (up to the 16 KB a
@@ -264,8 +291,42 @@ export class ResponseCache {
         return { kind: 'build' };
       }
     }
-    if (entry) this.entries.delete(key);
+    // Past its life it is never served as usual, but kept while it may still stand in for an
+    // answer the database cannot give (stale if error).
+    if (entry && !this.usableOnError(entry, now)) this.entries.delete(key);
     return pending ? { kind: 'wait', pending } : { kind: 'build' };
+  }
+
+  private usableOnError(entry: Entry, now: number): boolean {
+    return now < entry.expiresAt + this.staleIfErrorMs;
+  }
+
+  /** The cached answer that may stand in for a failed build of `key` now, if any. */
+  private fallback(key: string): Entry | undefined {
+    const entry = this.entries.peek(key);
+    return entry && this.usableOnError(entry, this.now()) ? entry : undefined;
+  }
+
+  /**
+   * Makes a 503 that the build (or bypass) of `key` answers a stale-if-error answer instead,
+   * when one is cached; any answer clears the outage mark unless it is such a 503.
+   */
+  private standInOnError(key: string, req: Request, res: Response, rule: CacheRule): void {
+    const send = res.send;
+    res.send = (body?: unknown) => {
+      res.send = send;
+      if (res.statusCode === 503) {
+        const entry = rule.anonymousOnly && req.headers.cookie ? undefined : this.fallback(key);
+        if (entry) {
+          this.outageAt = this.now();
+          serveStale(req, res, entry, this.now());
+          return res;
+        }
+      } else if (res.statusCode < 500) {
+        this.outageAt = null;
+      }
+      return send.call(res, body);
+    };
   }
 
   /**
@@ -291,63 +352,93 @@ export class ResponseCache {
     const proceed = this.options.proceed;
     return async (req, res, nextHandler) => {
       const next = proceed ? () => proceed(req, res, nextHandler) : nextHandler;
-      if ((req.method !== 'GET' && req.method !== 'HEAD') || this.options.versions.current() === null || (rule.anonymousOnly && req.headers.cookie)) {
+      const bypass = () => {
         res.setHeader('X-Cache', 'BYPASS');
         next();
+      };
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || (rule.anonymousOnly && req.headers.cookie)) {
+        bypass();
         return;
       }
       const key = cacheKey(req);
-      const found = this.lookup(key);
-      if (found.kind === 'serve') return send(req, res, found.entry, found.status);
-      if (found.kind === 'wait') {
+      if (this.options.versions.current() === null) {
+        // The database may be away: a cached answer stands in for a 503 (stale if error), at
+        // once while an outage was seen a moment ago.
+        const entry = this.fallback(key);
+        if (entry && this.outageAt !== null && this.now() - this.outageAt < OUTAGE_RECHECK_MS) {
+          serveStale(req, res, entry, this.now());
+          return;
+        }
+        if (entry) this.standInOnError(key, req, res, rule);
+        bypass();
+        return;
+      }
+      this.outageAt = null;
+      for (;;) {
+        const found = this.lookup(key);
+        if (found.kind === 'serve') return send(req, res, found.entry, found.status);
+        if (found.kind === 'build') return this.build(key, req, res, rule, next, nextHandler);
         // Requests arriving while the same answer is being built wait for it instead of
         // building it again (after a change, every reader of it misses at once).
         const entry = await found.pending;
         if (entry) return send(req, res, entry, entry.staleSince === null ? 'HIT' : 'STALE');
-        res.setHeader('X-Cache', 'MISS');
-        next();
-        return;
-      }
-      const since = this.seq;
-      const builtAt = this.now();
-      let settle!: (entry: Entry | undefined) => void;
-      const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
-      this.filling.set(key, filling);
-      const done = (entry: Entry | undefined) => {
-        if (this.filling.get(key) === filling) this.filling.delete(key);
-        settle(entry);
-      };
-      res.once('close', () => done(undefined));
-      const originalSend = res.send;
-      res.send = (body?: unknown) => {
-        res.send = originalSend;
-        const entry = this.entryOf(res, body, builtAt, rule);
-        if (!entry) {
-          done(undefined);
-          return originalSend.call(res, body);
+        // The build was abandoned (an answer that is not a 200, a client that went away, a
+        // deadline's 503): exactly when the database is slow. Not every waiter builds at once:
+        // the first to get here takes the build over (build() files itself synchronously) and
+        // the others go round again and wait for it. A waiter already answered (its own
+        // deadline) or gone has nothing left to do.
+        if (res.headersSent || res.destroyed || answeredByDeadline(res)) return;
+        if (this.options.versions.current() === null) {
+          bypass();
+          return;
         }
-        send(req, res, entry, 'MISS').then(
-          () => {
-            // Only now are all headers known: a response that set a cookie (a session began,
-            // say for a form's CSRF token) belongs to its requester alone. An answer that a
-            // change heard meanwhile may have altered is not filed (or is filed stale).
-            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
-            if (fileable) {
-              entry.staleSince = fileable.staleSince;
-              this.entries.set(key, entry);
-            }
-            done(fileable ? entry : undefined);
-          },
-          (error: unknown) => {
-            done(undefined);
-            nextHandler(error);
-          },
-        );
-        return res;
-      };
-      res.setHeader('X-Cache', 'MISS');
-      next();
+      }
     };
+  }
+
+  /** Builds the answer through the rest of the stack, filed (when it may be) for the requests to come. */
+  private build(key: string, req: Request, res: Response, rule: CacheRule, next: () => void, nextHandler: (error?: unknown) => void): void {
+    const since = this.seq;
+    const builtAt = this.now();
+    let settle!: (entry: Entry | undefined) => void;
+    const filling = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    this.filling.set(key, filling);
+    const done = (entry: Entry | undefined) => {
+      if (this.filling.get(key) === filling) this.filling.delete(key);
+      settle(entry);
+    };
+    res.once('close', () => done(undefined));
+    // A build that fails with a 503 (the database slow or gone) answers the answer it replaces.
+    if (this.entries.peek(key)) this.standInOnError(key, req, res, rule);
+    const originalSend = res.send;
+    res.send = (body?: unknown) => {
+      res.send = originalSend;
+      const entry = this.entryOf(res, body, builtAt, rule);
+      if (!entry) {
+        done(undefined);
+        return originalSend.call(res, body);
+      }
+      send(req, res, entry, 'MISS').then(
+        () => {
+          // Only now are all headers known: a response that set a cookie (a session began,
+          // say for a form's CSRF token) belongs to its requester alone. An answer that a
+          // change heard meanwhile may have altered is not filed (or is filed stale).
+          const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
+          if (fileable) {
+            entry.staleSince = fileable.staleSince;
+            this.entries.set(key, entry);
+          }
+          done(fileable ? entry : undefined);
+        },
+        (error: unknown) => {
+          done(undefined);
+          nextHandler(error);
+        },
+      );
+      return res;
+    };
+    res.setHeader('X-Cache', 'MISS');
+    next();
   }
 
   /** A cacheable copy of a finished 200 answer, or undefined when it must not be shared. */
@@ -376,6 +467,7 @@ export class ResponseCache {
       headers,
       identity,
       encoded: new Map(),
+      ready: new Map(),
     };
   }
 }
@@ -417,11 +509,38 @@ async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | '
     if (!encoded) {
       encoded = ENCODERS[accepted](entry.identity);
       entry.encoded.set(accepted, encoded);
-      encoded.catch(() => entry.encoded.delete(accepted));
+      encoded.then(
+        (bytes) => entry.ready.set(accepted, bytes),
+        () => entry.encoded.delete(accepted),
+      );
     }
     body = await encoded;
     res.setHeader('Content-Encoding', accepted);
   }
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
+}
+
+/**
+ * A cached answer served in place of a failed one (stale if error): synchronously (a deadline's
+ * 503 silences the response right after its error handler returns), with Age (seconds since it
+ * was built), Warning 111 and X-Cache: STALE-IF-ERROR, and none of the failed answer's headers
+ * but the request's own (id, rate limits). An encoding not made yet is not made now: identity.
+ */
+function serveStale(req: Request, res: Response, entry: Entry, now: number): void {
+  for (const name of res.getHeaderNames()) if (!KEPT_ON_FALLBACK.has(name)) res.removeHeader(name);
+  for (const [name, value] of entry.headers) res.setHeader(name, value);
+  res.setHeader('ETag', entry.etag);
+  res.setHeader('Age', String(Math.max(0, Math.floor((now - entry.builtAt) / 1000))));
+  res.setHeader('Warning', '111 - "Revalidation Failed"');
+  res.setHeader('X-Cache', 'STALE-IF-ERROR');
+  answeredFor(res, entry.route);
+  res.statusCode = 200;
+  const accepted =
+    entry.identity.length >= COMPRESSION_THRESHOLD && req.headers['accept-encoding'] ? req.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  const encoded = accepted === 'br' || accepted === 'gzip' ? entry.ready.get(accepted) : undefined;
+  if (encoded) res.setHeader('Content-Encoding', accepted as string);
+  const body = encoded ?? entry.identity;
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }

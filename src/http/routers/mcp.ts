@@ -53,14 +53,48 @@ const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error
 
 /**
  * One JSON-RPC message per request: a batch would run many tool calls for one count of the
- * rate limits (MCP itself dropped batches in its 2025-06-18 revision).
+ * rate limits (MCP itself dropped batches in its 2025-06-18 revision). An empty batch is an
+ * invalid request (JSON-RPC 2.0 section 6), not a batch of nothing to accept with 202.
  */
 const oneMessage: RequestHandler = (req, res, next) => {
-  if (!Array.isArray(req.body) || req.body.length <= 1) {
+  if (!Array.isArray(req.body) || req.body.length === 1) {
     next();
     return;
   }
-  res.status(400).json(jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request.'));
+  res
+    .status(400)
+    .json(
+      jsonRpcError(
+        -32600,
+        req.body.length === 0
+          ? 'Invalid Request: an empty batch. Send one JSON-RPC message per request.'
+          : 'Batches are not accepted: send one JSON-RPC message per request.',
+      ),
+    );
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/**
+ * A request's params, and a tool call's arguments, must be objects: the SDK's own check answered
+ * null, an array or a string with -32603 (internal error) and its schema library's raw output.
+ * JSON-RPC calls these invalid params (-32602), said here in words, answered to the request's id.
+ */
+const objectParams: RequestHandler = (req, res, next) => {
+  const message: unknown = Array.isArray(req.body) ? req.body[0] : req.body;
+  if (!isPlainObject(message) || typeof message.method !== 'string' || !('id' in message)) return next();
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  const refuse = (text: string) => res.status(200).json({ jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${text}` } });
+  const params = message.params;
+  if (params !== undefined && !isPlainObject(params)) return refuse(`params must be an object, not ${kindOf(params)}.`);
+  if (message.method !== 'tools/call') return next();
+  if (typeof params?.name !== 'string') return refuse('name must be the name of a tool (a string; tools/list lists them).');
+  const args = params.arguments;
+  if (args !== undefined && !isPlainObject(args)) {
+    return refuse(`arguments must be an object of the tool's arguments (or left out), not ${kindOf(args)}.`);
+  }
+  next();
 };
 
 /** Stateless: no event stream to open (GET) and no session to end (DELETE), as in the SDK's examples. */
@@ -103,6 +137,7 @@ export function mcpRouter(deps: McpDeps): Router {
     // Bodies are read after the guards, as on the private API.
     express.json({ limit: MCP_MAX_BODY_BYTES, type: 'application/json', strict: true }),
     oneMessage,
+    objectParams,
     compression(),
     mcpHandler(services),
   );

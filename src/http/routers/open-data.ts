@@ -15,7 +15,7 @@ import { DISCLAIMER } from '../../modules/directory/notice.js';
 import { notFound } from '../../errors.js';
 import { layoutLocals } from '../middleware/layout.js';
 import type { SyncedLimiter } from '../middleware/rate-limit.js';
-import { cacheScope, type ResponseCache } from '../middleware/response-cache.js';
+import { cacheScope, STALE_IF_ERROR_SECONDS, type ResponseCache } from '../middleware/response-cache.js';
 
 export interface OpenDataDeps {
   baseUrl: string;
@@ -29,7 +29,7 @@ export interface OpenDataDeps {
 }
 
 const maxAge = (seconds: number): RequestHandler => (_req, res, next) => {
-  res.set('Cache-Control', `public, max-age=${seconds}`);
+  res.set('Cache-Control', `public, max-age=${seconds}, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
   next();
 };
 

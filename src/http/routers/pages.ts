@@ -20,7 +20,7 @@ import { layoutLocals } from '../middleware/layout.js';
 import { moderationLink } from '../middleware/moderation-link.js';
 import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
 import type { ResponseCache } from '../middleware/response-cache.js';
-import { screenshotUpload } from '../middleware/uploads.js';
+import { screenshotUploads } from '../middleware/uploads.js';
 import { adminRouter } from './admin.js';
 
 export interface PagesDeps {
@@ -87,6 +87,8 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.use(deps.session, loadSessionAccount(prisma), moderationLink(prisma), provideCsrfToken);
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
   router.use(guardFormPosts(config.origin, UPLOAD_PATHS));
+  // Screenshots are streamed to DATA_DIR/uploads while they arrive, on the two routes taking them.
+  const screenshotUpload = screenshotUploads(config.dataDir);
 
   // The public site.
   router.get(['/favicon.ico', '/favicon.svg'], site.favicon);

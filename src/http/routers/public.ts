@@ -12,7 +12,7 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../middleware/validate.js';
-import { cacheScope, cacheShows } from '../middleware/response-cache.js';
+import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../middleware/response-cache.js';
 import { pageLinks } from '../links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
@@ -37,11 +37,12 @@ export interface PublicDeps extends Links {
 
 const pageOnly = z.strictObject({ page: pageParam });
 
-// Public reads may be cached by anyone for a minute; the response cache gives every body a
-// weak ETag and answers a matching If-None-Match with 304.
+// Public reads may be cached by anyone for a minute, and served for STALE_IF_ERROR_SECONDS more
+// while we answer errors (RFC 5861; the response cache does the same); the response cache gives
+// every body a weak ETag and answers a matching If-None-Match with 304.
 const cacheable: RequestHandler = (req, res, next) => {
   // Other methods fall through to a 405 (or a private router's answer) and keep their own.
-  if (req.method === 'GET' || req.method === 'HEAD') res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  if (req.method === 'GET' || req.method === 'HEAD') res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
   next();
 };
 

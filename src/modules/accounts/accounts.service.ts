@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { PrismaClient, Tx } from '../../db/client.js';
 import { notFound, Refusal } from '../../errors.js';
-import { checkbox, parseForm, type FormResult, type FormValues } from '../../forms.js';
+import { checkbox, nameField, parseForm, type FormResult, type FormValues } from '../../forms.js';
 import type { AccountRole } from '../../generated/prisma/enums.js';
 import { insertAuditEntry } from '../audit/audit.repository.js';
 import { findAccountByEmail, findAccountById, updateAccount, type AccountRow } from './accounts.repository.js';
@@ -76,7 +76,7 @@ export const revokeModerator = (prisma: PrismaClient, ref: AccountRef, now: Date
   );
 
 const suspendForm = z.object({
-  reason: z.string().trim().min(1, 'Give the reason for the suspension').max(500, 'At most 500 characters'),
+  reason: nameField(500, 'Give the reason for the suspension', { multiline: true }),
 });
 
 /**

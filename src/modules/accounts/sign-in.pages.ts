@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { setPageFlash } from '../../forms.js';
 import { MY_REPORTS_PATH } from '../reports/my-reports.pages.js';
 import { SESSION_COOKIE } from '../../http/middleware/session.js';
+import { MailUnavailableError } from '../../mail/mailer.js';
 import { completeSignIn, emailSchema, requestSignInLink, safeNextPath, SIGN_IN_LINK_MINUTES, type SignInDeps } from './sign-in.service.js';
 
 export interface SignInPageDeps extends SignInDeps {
@@ -95,7 +96,19 @@ export function signInHandlers(deps: SignInPageDeps) {
       });
       return;
     }
-    await requestSignInLink(deps, email.data, next, deps.clock.now());
+    try {
+      await requestSignInLink(deps, email.data, next, deps.clock.now());
+    } catch (error) {
+      if (!(error instanceof MailUnavailableError)) throw error;
+      // The mail server is down or does not answer (within MAIL_SEND_TIMEOUT_MS): say so, not
+      // a 500, and not the database's outage page. Nothing to undo: an unsent link is unused.
+      req.log.warn({ failure: [error.code, error.responseCode].filter(Boolean).join(' ') }, 'the sign-in link could not be sent');
+      res.status(503).set('Retry-After', '60').render('errors/error', {
+        title: 'The sign-in e-mail could not be sent',
+        detail: 'Our mail server did not take the message just now, so no link was sent. Try again in a minute or two.',
+      });
+      return;
+    }
     // The same answer whether or not an account exists for this address.
     res.render('pages/sign-in-sent', { title: 'Check your e-mail', email: email.data, minutes: SIGN_IN_LINK_MINUTES, reason: signInReason(next) });
   };

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
-import { nameField, parseForm, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { nameField, optionalText, parseForm, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
@@ -13,12 +13,7 @@ import { agentNameTaken, agentWithSlug, findAgent, flipAgentActive, insertAgent,
 const agentFields = {
   name: nameField(100, 'Enter the agent’s name'),
   vendor: nameField(100, 'Enter the vendor'),
-  description: z
-    .string()
-    .trim()
-    .max(1000, 'At most 1000 characters')
-    .default('')
-    .transform((d) => d || null),
+  description: optionalText(1000, { multiline: true }).transform((d) => d || null),
 };
 const newAgentForm = z.object({
   slug: z

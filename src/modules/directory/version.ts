@@ -7,9 +7,10 @@
 // version is unknown and callers must not serve anything cached.
 //
 // Each notification also says what changed (migration "directory_change_scope"): the ids of
-// the merchants whose public rows the statement changed, nothing (a statement that changed no
-// public value), or, for anything else (agents, categories, over 200 merchants at once),
-// everything. Versions move one at a time (every bump holds the version row's lock until it
+// the merchants whose public rows the statement changed, or, for anything else (agents,
+// categories, over 200 merchants at once), everything. A statement that changed no public
+// value moves no version and sends nothing (migration "directory_version_once_per_change";
+// the older payload for it, "<version>:-", is still understood). Versions move one at a time (every bump holds the version row's lock until it
 // commits and announces itself), so a listener that sees a gap (a lost connection, a version
 // it did not hear announced, a database restored to an older one) reports a change of
 // everything: what changed in between is unknown.

@@ -1,7 +1,8 @@
 // Screenshot evidence from the browser form: checked by content (not by name), stored under
 // DATA_DIR/evidence/ with random names, outside any static path. Paths never leave the server.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { chmod, copyFile, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 export const MAX_SCREENSHOTS = 3;
@@ -10,6 +11,30 @@ export const SCREENSHOT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as con
 export type ScreenshotType = (typeof SCREENSHOT_TYPES)[number];
 
 export const evidenceDir = (dataDir: string) => path.join(dataDir, 'evidence');
+/** Where the multipart parser streams uploads while their request runs (http/middleware/uploads.ts). */
+export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
+
+/** Older than this, an upload belongs to no live request (REQUEST_TIMEOUT_MS, then DATABASE_TIMEOUT_MS, are far shorter). */
+const ABANDONED_UPLOAD_MS = 60 * 60 * 1000;
+
+/** Deletes uploads left by a process that died mid-request (older than an hour, by the real clock). Returns how many. */
+export async function sweepAbandonedUploads(dataDir: string, now = Date.now()): Promise<number> {
+  const dir = uploadsDir(dataDir);
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const file = path.join(dir, name);
+    const modified = await stat(file).then(
+      (s) => s.mtimeMs,
+      () => now,
+    );
+    if (now - modified < ABANDONED_UPLOAD_MS) continue;
+    await unlink(file).then(
+      () => (removed += 1),
+      () => undefined,
+    );
+  }
+  return removed;
+}
 
 /** The image type that the bytes are, whatever the file is called. */
 export function sniffImageType(bytes: Buffer): ScreenshotType | null {
@@ -19,24 +44,23 @@ export function sniffImageType(bytes: Buffer): ScreenshotType | null {
   return null;
 }
 
-export interface CheckedScreenshot {
-  bytes: Buffer;
-  mediaType: ScreenshotType;
+/** The image type of the file's first bytes, whatever the file is called. */
+export async function sniffImageFile(file: string): Promise<ScreenshotType | null> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return sniffImageType(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
 }
 
-/** Checks each upload; returns the accepted ones, or an error message for the form. */
-export function checkScreenshots(files: ReadonlyArray<{ buffer: Buffer; size: number; originalname: string }>):
-  | { ok: true; screenshots: CheckedScreenshot[] }
-  | { ok: false; error: string } {
-  if (files.length > MAX_SCREENSHOTS) return { ok: false, error: `Attach at most ${MAX_SCREENSHOTS} screenshots.` };
-  const screenshots: CheckedScreenshot[] = [];
-  for (const file of files) {
-    if (file.size > MAX_SCREENSHOT_BYTES) return { ok: false, error: `Each screenshot must be at most 5 MB.` };
-    const mediaType = sniffImageType(file.buffer);
-    if (!mediaType) return { ok: false, error: 'Screenshots must be PNG, JPEG or WebP images.' };
-    screenshots.push({ bytes: file.buffer, mediaType });
-  }
-  return { ok: true, screenshots };
+/** An upload that is an accepted image: its file on disk (the request's, http/middleware/uploads.ts). */
+export interface CheckedScreenshot {
+  file: string;
+  size: number;
+  mediaType: ScreenshotType;
 }
 
 const EXTENSIONS: Record<ScreenshotType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
@@ -48,9 +72,18 @@ export interface StoredScreenshot {
   sha256: string;
 }
 
+/** The SHA-256 (hex) of a file, read as a stream. */
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
 /**
- * Writes the files (into DATA_DIR/evidence, or `dir`); the caller records them, or removes them
- * with discardScreenshots.
+ * Copies the uploads (into DATA_DIR/evidence, or `dir`) under new random names; the caller
+ * records them, or removes them with discardScreenshots. The uploads themselves stay where they
+ * are (the request deletes them when it is done), so a failed save can still keep them as a
+ * draft. A copy, not a rename: a clone where the file system can (COPYFILE_FICLONE).
  */
 export async function storeScreenshots(
   dataDir: string,
@@ -62,13 +95,11 @@ export async function storeScreenshots(
   try {
     for (const shot of screenshots) {
       const storagePath = path.join(dir, `${randomBytes(18).toString('base64url')}.${EXTENSIONS[shot.mediaType]}`);
-      await writeFile(storagePath, shot.bytes, { mode: 0o600, flag: 'wx' });
-      stored.push({
-        storagePath,
-        mediaType: shot.mediaType,
-        sizeBytes: shot.bytes.length,
-        sha256: createHash('sha256').update(shot.bytes).digest('hex'),
-      });
+      await copyFile(shot.file, storagePath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      const record = { storagePath, mediaType: shot.mediaType, sizeBytes: shot.size, sha256: '' };
+      stored.push(record);
+      await chmod(storagePath, 0o600);
+      record.sha256 = await sha256Of(storagePath);
     }
   } catch (error) {
     await discardScreenshots(stored);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isoDay } from '../../dates.js';
 import { notFound } from '../../errors.js';
-import { dayField, nameField, zodFieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { dayField, nameField, optionalText, zodFieldErrors, type FormResult, type FormValues } from '../../forms.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
 import { lockMerchants } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
@@ -63,7 +63,7 @@ const sponsorshipForm = z
     disclosure: nameField(500, 'The disclosure text is required: sponsored listings are always labelled as advertising'),
     startsOn: dayField('Enter the first day'),
     endsOn: z.string().trim().default('').pipe(z.union([z.literal(''), dayField('')])),
-    billingId: z.string().trim().max(200, 'At most 200 characters').default(''),
+    billingId: optionalText(200),
   })
   .superRefine((f, ctx) => {
     if (f.endsOn && f.endsOn < f.startsOn) ctx.addIssue({ code: 'custom', path: ['endsOn'], message: 'The last day cannot be before the first day' });
@@ -101,9 +101,9 @@ export const removeSponsorship = (change: ChangeContext, merchantId: string) =>
 
 const ownerForm = (today: string) =>
   z.object({
-    statement: nameField(OWNER_TEXT_MAX, 'Enter the owner’s statement'),
+    statement: nameField(OWNER_TEXT_MAX, 'Enter the owner’s statement', { multiline: true }),
     declaredOn: dayField('Enter the date the owner made the statement').refine((d) => d <= today, 'The declaration date cannot be in the future'),
-    ownershipEvidence: z.string().trim().max(OWNER_TEXT_MAX, `At most ${OWNER_TEXT_MAX} characters`).default(''),
+    ownershipEvidence: optionalText(OWNER_TEXT_MAX, { multiline: true }),
     ...Object.fromEntries(
       TASKS.map((task) => [`claim_${task}`, z.preprocess((v) => (v === '' ? undefined : v), z.enum(OUTCOMES, 'Choose one of the listed outcomes').optional())]),
     ),

@@ -26,7 +26,7 @@ import {
   saveModerationNotes,
   withdrawReport,
 } from './moderation.service.js';
-import { zodFieldErrors, type FieldErrors, type FormValues } from '../../forms.js';
+import { storableText, zodFieldErrors, type FieldErrors, type FormValues } from '../../forms.js';
 import { actorOf, formList, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
 import { UUID_PATTERN } from '../../text.js';
 import { recentAuditEntries } from '../audit/audit.repository.js';
@@ -87,7 +87,7 @@ const queueQuery = z.object({
   ),
 });
 
-const text = (max: number, name: string) => z.string().trim().max(max, `${name} must be at most ${max} characters`);
+const text = (max: number, name: string) => z.string().trim().max(max, `${name} must be at most ${max} characters`).superRefine(storableText({ multiline: true }));
 const requiredText = (max: number, name: string, missing: string) => text(max, name).min(1, missing);
 
 const REVISION_MISSING = 'This form did not say which version of the report you reviewed. Review the report as it is now and decide again.';

@@ -20,7 +20,7 @@ import {
 } from './moderation.repository.js';
 import { reportDetail, type ReportDetail } from './queue.repository.js';
 import { UUID_PATTERN } from '../../text.js';
-import { notifyDecision } from './decision-notices.js';
+import { notifyDecision, queueDecisionNotice } from './decision-notices.js';
 
 /** Longest feedback, note or reason accepted (the report's own free text allows 4,000). */
 export const MODERATION_TEXT_MAX = 4000;
@@ -227,10 +227,12 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
       now: t.now,
     });
     await evidenceChanged(tx, { pairs: [{ merchantId: report.merchantId, agentId: report.agentId }] }, t.now);
+    // The author's e-mail is queued with the decision: it commits (or not) with it.
+    await queueDecisionNotice(prisma, tx, { reportId: report.id, action: t.action, to: t.to, feedback: t.feedback });
     return { id: report.id, status: t.to, fromStatus: t.from, revision: report.updatedAt };
   });
-  // After the commit, in the background: a mail failure is logged and never undoes the decision.
-  notifyDecision(prisma, { reportId: result.id, action: t.action, to: t.to, feedback: t.feedback });
+  // Sent after the commit, in the background: a mail failure is retried and never undoes the decision.
+  notifyDecision(prisma);
   return result;
 }
 

@@ -12,7 +12,7 @@ import type { AgentSummary } from '../aggregation/engine.js';
 import { summaryVerdict, UNTESTED_FACTS, verdictOf, type Verdict, type VerdictColour } from '../aggregation/verdict.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { findPublicMerchant, summariesFor } from '../merchants/merchants.repository.js';
-import { SLUG_PATTERN } from '../../text.js';
+import { printableLine, SLUG_PATTERN } from '../../text.js';
 
 /**
  * The words and symbol of each task status on a per-task badge. One colour for all of them: the
@@ -41,10 +41,8 @@ export const BADGE_COLOURS: Readonly<Record<VerdictColour, string>> = {
   grey: '#6e6e6e',
 };
 
-/** Characters XML 1.0 cannot carry: a name holding one must not make the badge ill-formed. */
-// eslint-disable-next-line no-control-regex
-const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const xmlText = (text: string) => text.replace(NOT_XML, '\uFFFD');
+// badge-maker escapes markup but passes control characters through, which XML 1.0 cannot carry:
+// a name holding one made the whole badge ill-formed. Every text goes in as one printableLine.
 
 /** The badge's title: who, where, the verdict's sentence, its evidence and confidence. */
 export function badgeTitle(agentName: string, merchantName: string, verdict: Verdict): string {
@@ -59,7 +57,7 @@ const widthOf = (svg: string) => Number(/^<svg [^>]*width="(\d+)"/.exec(svg)?.[1
 
 /** A badge no wider than BADGE_MAX_WIDTH: a long agent name is shortened with "…" (the title has it whole). */
 function fittedBadge(agentName: string, message: string, color: string): string {
-  let label = xmlText(agentName);
+  let label = printableLine(agentName);
   let svg = makeBadge({ label, message, color });
   while (widthOf(svg) > BADGE_MAX_WIDTH && label.length > 4) {
     label = `${[...label].slice(0, -2).join('').trimEnd()}…`;
@@ -70,7 +68,7 @@ function fittedBadge(agentName: string, message: string, color: string): string 
 
 /** The verdict's badge: "agent | checkout ✓", hatched when low confidence, the sentence as its title. */
 export function verdictBadge(agentName: string, merchantName: string, verdict: Verdict): string {
-  const title = ejs.escapeXML(xmlText(badgeTitle(agentName, merchantName, verdict)));
+  const title = ejs.escapeXML(printableLine(badgeTitle(agentName, merchantName, verdict)));
   let svg = fittedBadge(agentName, `${verdict.short} ${verdict.symbol}`, BADGE_COLOURS[verdict.colour]);
   svg = svg.replace(/aria-label="[^"]*"/, `aria-label="${title}"`).replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`);
   if (verdict.confidence === 'low' && verdict.evidence.reports > 0) {
@@ -90,7 +88,7 @@ export interface Badge {
   merchantId?: string;
 }
 
-const grey = (status: 400 | 404, label: string, message: string): Badge => ({ status, svg: makeBadge({ label, message, color: '#6e6e6e' }) });
+const grey = (status: 400 | 404, label: string, message: string): Badge => ({ status, svg: makeBadge({ label: printableLine(label), message: printableLine(message), color: '#6e6e6e' }) });
 
 export async function badge(prisma: PrismaClient, input: { merchantSlug: string; agentSlug: string; task?: string }, now: Date): Promise<Badge> {
   if (input.task !== undefined && !(TASKS as readonly string[]).includes(input.task)) {
@@ -108,7 +106,7 @@ export async function badge(prisma: PrismaClient, input: { merchantSlug: string;
     const capability = summary?.capabilities[task];
     const status: CapabilityStatus = capability?.status ?? 'untested';
     const confidence = capability && status !== 'untested' ? `, ${capability.confidence} confidence` : '';
-    const label = xmlText(`${agent.name} · ${TASK_LABELS[task].toLowerCase()}`);
+    const label = printableLine(`${agent.name} · ${TASK_LABELS[task].toLowerCase()}`);
     return { status: 200, merchantId: merchant.id, svg: makeBadge({ label, message: `${BADGE_STATUS[status]}${confidence}`, color: TASK_BADGE_COLOUR }) };
   }
   // The verdict, as every surface shows it.

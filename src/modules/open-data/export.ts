@@ -36,8 +36,49 @@ export const dumpName = (now: Date) => `directory-${now.toISOString().slice(0, 1
 /** Beside each dump, its SHA-256 in `sha256sum` format (`<hex>  <name>`), written with it. */
 const checksumName = (name: string) => `${name}.sha256`;
 
-/** Every line of the dump, in order. */
+/**
+ * Longest a dump's read may take (the transaction holding its snapshot is given up after it):
+ * far beyond the minutes a directory of millions of reports takes, short enough that a stuck
+ * dump does not hold back PostgreSQL's vacuum for a day.
+ */
+const DUMP_SNAPSHOT_MS = 60 * 60 * 1000;
+
+/**
+ * Every line of the dump, in order, all read from one snapshot of the database: one REPEATABLE
+ * READ, READ ONLY transaction for the whole dump. Read statement by statement, a decision
+ * committed while the dump was being written could appear in its later lines (a report, a
+ * merchant's summaries) but not its earlier ones (the category and agent lines), or a renamed
+ * category differ between its own line and its merchants'.
+ */
 export async function* dumpLines(ctx: DirectoryContext): AsyncGenerator<string> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let opened!: (tx: PrismaClient) => void;
+  let failed!: (error: unknown) => void;
+  const snapshot = new Promise<PrismaClient>((resolve, reject) => {
+    opened = resolve;
+    failed = reject;
+  });
+  const transaction = ctx.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
+      opened(tx as unknown as PrismaClient);
+      // Held open while the lines are read and written.
+      await released;
+    },
+    { isolationLevel: 'RepeatableRead', timeout: DUMP_SNAPSHOT_MS, maxWait: 10_000 },
+  );
+  // A transaction that could not begin fails the dump; one that fails later fails its queries.
+  transaction.catch(failed);
+  try {
+    yield* linesOf({ ...ctx, prisma: await snapshot });
+  } finally {
+    release();
+    await transaction.catch(() => undefined);
+  }
+}
+
+async function* linesOf(ctx: DirectoryContext): AsyncGenerator<string> {
   const line = (type: string, record: object) => `${JSON.stringify({ type, ...record })}\n`;
   yield line('meta', {
     generatedAt: ctx.now.toISOString(),

@@ -260,7 +260,7 @@ export async function storeDraft(input: {
   const limits = input.limits ?? PENDING_LIMITS;
   if (add.length === 0) return { added: [], refused: null };
   const key = accountKey(input.accountId);
-  const needBytes = add.reduce((sum, shot) => sum + shot.bytes.length, 0);
+  const needBytes = add.reduce((sum, shot) => sum + shot.size, 0);
   // The total is checked and used in one step: two accounts at once would both see room.
   return withLock(path.join(locksDir(dataDir), 'total.lock'), async () => {
     const files = await filesOnDisk(dataDir);

@@ -27,7 +27,7 @@ import { deleteScreenshots, insertScreenshots } from '../evidence/screenshots.re
 import {
   discardScreenshots,
   MAX_SCREENSHOTS,
-  sniffImageType,
+  sniffImageFile,
   storeScreenshots,
   type CheckedScreenshot,
   type StoredScreenshot,
@@ -156,10 +156,10 @@ function extraChecks(values: FormValues, now: Date): FieldErrors {
 }
 
 /** Uploaded files: the acceptable ones, and what to say about the others. */
-function checkUploads(
-  files: ReadonlyArray<{ buffer: Buffer; size: number; originalname: string }>,
+async function checkUploads(
+  files: ReadonlyArray<{ path: string; size: number; originalname: string }>,
   alreadyAttached: number,
-): { accepted: Array<CheckedScreenshot & { name: string }>; error: string | null } {
+): Promise<{ accepted: Array<CheckedScreenshot & { name: string }>; error: string | null }> {
   if (alreadyAttached + files.length > MAX_SCREENSHOTS) {
     return {
       accepted: [],
@@ -172,8 +172,8 @@ function checkUploads(
   const accepted: Array<CheckedScreenshot & { name: string }> = [];
   const refused: string[] = [];
   for (const file of files) {
-    const mediaType = sniffImageType(file.buffer);
-    if (mediaType) accepted.push({ bytes: file.buffer, mediaType, name: file.originalname });
+    const mediaType = await sniffImageFile(file.path);
+    if (mediaType) accepted.push({ file: file.path, size: file.size, mediaType, name: file.originalname });
     else refused.push(displayName(file.originalname));
   }
   if (refused.length === 0) return { accepted, error: null };
@@ -332,7 +332,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
       const kept = earlier.filter((p) => values[`keep_${p.id}`] === 'on');
       await discardPending(deps.dataDir, (req.session.pendingScreenshots ?? []).filter((p) => !kept.includes(p)));
       const errors: FieldErrors = {};
-      const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, kept.length);
+      const uploads = uploadError ? { accepted: [], error: uploadError } : await checkUploads(files, kept.length);
       if (uploads.error) errors.screenshots = uploads.error;
       const lost = Object.keys(values).filter((name) => name.startsWith('keep_') && values[name] === 'on' && !kept.some((p) => `keep_${p.id}` === name));
 
@@ -431,7 +431,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     const uploadError = res.locals.uploadError as string | undefined;
     const files = ((req.files as Record<string, Express.Multer.File[]> | undefined)?.screenshots ?? []).filter((f) => f.size > 0);
     const removeIds = report.evidence.filter((e) => values[`remove_${e.id}`] === 'on').map((e) => e.id);
-    const uploads = uploadError ? { accepted: [], error: uploadError } : checkUploads(files, report.evidence.length - removeIds.length);
+    const uploads = uploadError ? { accepted: [], error: uploadError } : await checkUploads(files, report.evidence.length - removeIds.length);
     const chosen = files.length > 0 || Boolean(uploadError);
     const again = (status: number, errors: FieldErrors, links: SummaryItem['links'] = [], newVersion = version) =>
       renderForm(res, status, {

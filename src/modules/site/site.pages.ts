@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../http/problem.js';
-import { cacheScope, cacheShows } from '../../http/middleware/response-cache.js';
+import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../http/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
 import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
@@ -445,7 +445,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     }) as RequestHandler,
 
     agentGuide: ((_req, res) => {
-      res.set('Cache-Control', 'public, max-age=300');
+      res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
       res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits));
     }) as RequestHandler,
   };
