@@ -32,6 +32,7 @@ import { layoutLocals } from './http/middleware/layout.js';
 import { requestDeadline } from './http/middleware/deadline.js';
 import { createAppMetrics } from './http/middleware/metrics.js';
 import { metricsRouter } from './http/routers/metrics.js';
+import { fetcherFromConfig, type Fetcher } from './outbound/fetcher.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,6 +46,8 @@ export interface AppDeps {
   versions: DirectoryVersions;
   /** Defaults to SMTP (SMTP_URL) or the DATA_DIR outbox. */
   mailer?: Mailer;
+  /** Defaults to the one SSRF-safe fetcher of the configuration (DNS_SERVERS, the test door). */
+  fetcher?: Fetcher;
 }
 
 /** An error handler that first gives the answer the headers (and locals) its audience's answers have. */
@@ -109,6 +112,8 @@ export function createApp(deps: AppDeps): Express {
   app.locals.baseUrl = config.baseUrl;
 
   const session = sessionMiddleware(deps.pool, config);
+  // Everything that reaches an address a user typed goes through this one fetcher.
+  const fetcher = deps.fetcher ?? fetcherFromConfig(config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
   const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger });
   app.use(
@@ -127,6 +132,7 @@ export function createApp(deps: AppDeps): Express {
       compress,
       guards,
       cursorSecret: config.sessionSecret,
+      fetcher,
     }),
   );
 
@@ -175,6 +181,7 @@ export function createApp(deps: AppDeps): Express {
       session,
       quotas,
       responses,
+      fetcher,
     }),
   );
 

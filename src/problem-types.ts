@@ -191,6 +191,36 @@ export const PROBLEM_TYPES = {
     meaning: 'The address exists but does not accept this method. The `Allow` header lists the methods it takes.',
     action: 'Use one of the methods in `Allow`.',
   },
+  'owner-session-required': {
+    status: [403],
+    title: 'Owners act in a browser session',
+    meaning: 'Claims, owner and vendor statements, replies and corrections are made by a signed-in person, never with an agent key.',
+    action: `Sign in on the site and act from there, or from a script that holds that session and sends its Origin. ${STOP}`,
+  },
+  'claim-required': {
+    status: [403],
+    title: 'A verified claim is required',
+    meaning: 'Only an account holding a verified claim on the merchant (its owner) or on the agent (its vendor) can write its statement, reply under a report about it or ask for a correction.',
+    action: 'Start a claim (POST /api/v1/claims), publish the proof it names, and check it (POST /api/v1/claims/{id}/check); then send the request again. Do not retry without one.',
+  },
+  'no-website-to-claim': {
+    status: [409],
+    title: 'Nothing to prove yet',
+    meaning: 'A claim proves control of a website, and this merchant or agent has none the directory can check: for an agent, no vendor website is registered yet.',
+    action: 'Ask the moderators to record the website, then start the claim again.',
+  },
+  'claim-revoked': {
+    status: [409],
+    title: 'Claim revoked',
+    meaning: 'A moderator revoked this claim. A check cannot reinstate it.',
+    action: `Contact the moderators. ${STOP}`,
+  },
+  'claim-state': {
+    status: [409],
+    title: 'The claim is not in that state',
+    meaning: 'A moderator asked to revoke a claim that is already revoked, or to reinstate one that is not.',
+    action: 'Reload the claim and choose what its current state allows.',
+  },
   'duplicate-report': {
     status: [409],
     title: 'Report already exists',

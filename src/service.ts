@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { runUpkeep } from './upkeep.js';
+import { fetcherFromConfig } from './outbound/fetcher.js';
 import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
@@ -52,11 +53,12 @@ export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG
  * pass's advisory lock; an instance that finds it taken skips that pass); stop() ends a run
  * between two batches.
  */
-function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'dataDir' | 'baseUrl'>): { stop(): Promise<void> } {
+function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'dataDir' | 'baseUrl' | 'outboundTestHosts' | 'dnsServers'>): { stop(): Promise<void> } {
   const shutdown = new AbortController();
+  const fetcher = fetcherFromConfig(config);
   let upkeep: Promise<unknown> | undefined;
   const run = () => {
-    upkeep ??= runUpkeep(database, systemClock.now(), logger, { signal: shutdown.signal, dataDir: config.dataDir, baseUrl: config.baseUrl }).finally(() => {
+    upkeep ??= runUpkeep(database, systemClock.now(), logger, { signal: shutdown.signal, dataDir: config.dataDir, baseUrl: config.baseUrl, fetcher }).finally(() => {
       upkeep = undefined;
     });
     return upkeep;

@@ -13,6 +13,9 @@ import { sweepPending } from './modules/reports/pending-screenshots.js';
 import { sweepAbandonedUploads } from './modules/evidence/screenshots.js';
 import { hasDumpOf, KEPT_DUMPS, pruneDumps, writeDump } from './modules/open-data/export.js';
 import { upkeepMetrics } from './metrics.js';
+import { recheckDueClaims } from './modules/claims/claims.service.js';
+import { queueOwnerDigests } from './modules/claims/owner-digest.js';
+import type { Fetcher } from './outbound/fetcher.js';
 
 /**
  * The session-level advisory lock (pg_try_advisory_lock) held for the length of one upkeep
@@ -30,6 +33,8 @@ export interface UpkeepOptions {
   dataDir?: string;
   /** The public address the dump's links use: without it (and dataDir), no dump. */
   baseUrl?: string;
+  /** The one SSRF-safe fetcher: without it, no re-checks of owners' claims. */
+  fetcher?: Fetcher;
 }
 
 export type UpkeepPass =
@@ -95,7 +100,7 @@ async function upkeepSteps(
   database: Pick<Database, 'pool' | 'prisma'>,
   now: Date,
   logger: Logger,
-  { signal, dataDir, baseUrl }: UpkeepOptions,
+  { signal, dataDir, baseUrl, fetcher }: UpkeepOptions,
 ): Promise<number> {
   const pass = upkeepMetrics.stopwatch();
   let failures = 0;
@@ -122,6 +127,32 @@ async function upkeepSteps(
     failed('sign-in-prune');
     logger.error({ err: error }, 'sign-in link pruning failed');
   });
+  // Owners' claims due for their scheduled re-check (a failed one starts a grace period, and a
+  // claim whose grace ended lapses), once across instances, under this pass's lock.
+  if (fetcher) {
+    await recheckDueClaims({ prisma: database.prisma, fetcher }, now).then(
+      ({ checked, lapsed }) => {
+        if (checked > 0) logger.info({ checked, lapsed }, 're-checked owners’ claims');
+      },
+      (error: unknown) => {
+        failed('claim-rechecks');
+        logger.error({ err: error }, 'claim re-checks failed');
+      },
+    );
+  }
+  // Owners' daily digests of newly approved reports, queued in the mail outbox (the service's
+  // outbox pass sends them); the links need the public address.
+  if (baseUrl) {
+    await queueOwnerDigests(database.prisma, now, baseUrl).then(
+      ({ queued }) => {
+        if (queued > 0) logger.info({ queued }, 'queued owners’ digests');
+      },
+      (error: unknown) => {
+        failed('owner-digests');
+        logger.error({ err: error }, 'owner digests failed');
+      },
+    );
+  }
   // Screenshots of form drafts no live session refers to (signed out, expired) go even when
   // nobody opens the form, which sweeps too.
   if (dataDir) {

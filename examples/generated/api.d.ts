@@ -224,6 +224,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's own claims
+         * @description Every claim this account made, newest first, with its status and exactly what to publish for each method.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        /**
+         * Claim a merchant (its website) or an agent (its vendor website)
+         * @description Three ways to prove control of the website: a DNS TXT record at _agent-directory.<host> reading agent-directory-verification=<token>, a file at https://<host>/.well-known/agent-directory-verification.txt with that line, or a <meta name="agent-directory-verification" content="<token>"> tag in the <head> of the website's own page. A website that is a path on a host others share (www.example.net/shops/<name>) can only be proved by the meta tag on its own page: the record and the file would prove the whole host, so they are refused for it. A verified claim is checked again every 30 days with the method that proved it. A failed re-check starts a 7-day grace period (checked daily, the claim still verified); at its end the claim lapses and the owner's statement is no longer shown until the claim is proved again. Moderators can revoke a claim, and reinstate it. An account holds one open claim of a merchant or agent: claiming it again answers that claim (200).
+         */
+        post: operations["startClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the account's claims
+         * @description Where the claim stands and exactly what to publish for each method; another account's claim is not found.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look for the proof now
+         * @description The body is optional: `{"method": "dns"|"file"|"meta"}` checks one method; without it each allowed method is tried in turn until one verifies. Checks fetch only http(s) on ports 80 and 443, never a private, loopback or link-local address, follow no redirect to another host, and give up after 5 s or 64 KB.
+         */
+        post: operations["checkClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{slugOrId}/owner-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write or replace the merchant's owner statement
+         * @description For the holder of a verified claim of this merchant. Published with the owner's attribution and the declaration date as `ownerCompatibility`; it never counts toward scores, statuses or report counts. While the claim is in its grace period the statement stays; once it lapses or is revoked the statement is no longer shown.
+         */
+        put: operations["putOwnerStatement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{slugOrId}/vendor-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write or replace the agent's vendor statement
+         * @description For the holder of a verified claim of this agent's vendor website. Published on the agent's page and in the registry with the vendor's attribution and date; never evidence.
+         */
+        put: operations["putVendorStatement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner's (or vendor's) one public reply under an approved report
+         * @description For the holder of a verified claim of the report's merchant (or agent). One reply per report and claim: posting again replaces it and sends it back to moderation. A reply is published under the report, with who wrote it and when, once a moderator approves it; it never changes the report or what it counts for.
+         */
+        post: operations["replyToReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{slugOrId}/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the moderators to correct the merchant's details
+         * @description For the holder of a verified claim of this merchant: a proposed name, website, category or service regions, with a note. Nothing changes until a moderator approves it.
+         */
+        post: operations["requestCorrection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/automation/me": {
         parameters: {
             query?: never;
@@ -484,6 +628,20 @@ export interface components {
                 lastTestedOn: string | null;
             };
         };
+        Claimed: {
+            /** @constant */
+            verified: true;
+            /**
+             * @description How control of the website was proved: a DNS TXT record, a file under /.well-known/, or a meta tag.
+             * @enum {string}
+             */
+            method: "dns" | "file" | "meta";
+            /**
+             * Format: date
+             * @description The day it was first verified.
+             */
+            verifiedAt: string;
+        };
         AgentRef: {
             /** Format: uuid */
             id: string;
@@ -568,7 +726,11 @@ export interface components {
                  */
                 declaredAt: string;
                 attribution: string;
+                /** @description Written by the owner under a verified claim (shown only while the claim holds); false when a moderator entered it. */
+                byVerifiedOwner: boolean;
             } | null;
+            /** @description The owner's verified claim of the website; null when no claim is verified. */
+            claim: components["schemas"]["Claimed"] | null;
             /** @description Approved reports of active agents. */
             reportCount: number;
             lastReportedAt: string | null;
@@ -803,6 +965,15 @@ export interface components {
             experience: string | null;
             /** Format: date-time */
             reportedAt: string;
+            /** @description Approved replies of the merchant's verified owner or the agent's verified vendor, oldest first: their view, never evidence, and they never change the report. */
+            replies: {
+                /** @enum {string} */
+                from: "owner" | "vendor";
+                body: string;
+                /** Format: date-time */
+                repliedAt: string;
+                attribution: string;
+            }[];
         };
         ReportList: {
             data: components["schemas"]["PublicReport"][];
@@ -1474,6 +1645,20 @@ export interface components {
             url: string;
             /** Format: uri */
             merchantsUrl: string;
+            /** @description The vendor's website, set by moderators: what a vendor's claim proves. */
+            vendorWebsite: string | null;
+            /** @description The vendor's verified claim; null when none is verified. */
+            claim: components["schemas"]["Claimed"] | null;
+            /** @description The verified vendor's statement about the agent; never evidence. */
+            vendorStatement: {
+                statement: string;
+                /**
+                 * Format: date
+                 * @description When the vendor made it; not a test date.
+                 */
+                declaredAt: string;
+                attribution: string;
+            } | null;
             /** @description The versions seen in this agent's approved public reports, newest first (by lastSeenAt, then reportCount), at most 20; empty when no report named one. Observed only: vendors do not declare versions here. Name yours as your vendor does, or leave agentVersion out. */
             versions: components["schemas"]["AgentVersion"][];
         };
@@ -1490,6 +1675,264 @@ export interface components {
             page: number;
             /** @constant */
             pageSize: 24;
+        };
+        /** @description Which merchant (or agent) this account claims: exactly one of the two. */
+        ClaimStart: {
+            /** @description The merchant to claim: its slug or id. */
+            merchant?: string;
+            /** @description The agent to claim (as its vendor): its slug or id. */
+            agent?: string;
+        };
+        ClaimCheckRequest: {
+            /**
+             * @description The one method to check; without it, each allowed method in turn until one verifies.
+             * @enum {string}
+             */
+            method?: "dns" | "file" | "meta";
+        };
+        OwnerStatementRequest: {
+            /** @description The owner's statement about agents on their site, up to 4000 characters. Published with the owner's attribution; never evidence. */
+            statement: string;
+            /** @description What the owner says of each task (task key to outcome key); optional. */
+            taskClaims?: {
+                /** @enum {string} */
+                ACCESS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                SEARCH?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                DETAILS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                LOGIN?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                CART?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                CHECKOUT?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @enum {string} */
+                PURCHASE?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+            };
+        };
+        VendorStatementRequest: {
+            /** @description The vendor's statement about their agent, up to 4000 characters; never evidence. */
+            statement: string;
+        };
+        ReplyRequest: {
+            /** @description One short public reply, up to 1000 characters; moderated, and it never changes the report. */
+            body: string;
+        };
+        /** @description A correction of a merchant's details, with a note; nothing changes until a moderator approves it. */
+        CorrectionRequest: {
+            /** @description The merchant's correct name. */
+            name?: string;
+            /** @description The correct website address (https://…). */
+            website?: string;
+            /** @description The correct category: a canonical category slug. */
+            category?: string;
+            /** @description The regions served: ISO 3166-1 alpha-2 codes, or GLOBAL. */
+            serviceRegions?: unknown[];
+            /** @description What is wrong and why, for the moderators. */
+            note: string;
+        };
+        /** @description A claim as its holder sees it. Private: the token and the checks are ownership evidence. */
+        Claim: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description pending: not proved yet; verified; grace: verified, but a re-check failed (it lapses at graceUntil unless proved again); lapsed; revoked by a moderator.
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "grace" | "lapsed" | "revoked";
+            /** @description What is claimed; null once the merchant is hidden or the agent deactivated. */
+            subject: {
+                /** @enum {string} */
+                type: "merchant" | "agent";
+                slug: string;
+                name: string;
+                website: string | null;
+            } | null;
+            /** @description The host the claim is for. */
+            host: string;
+            /** @description The website is a path on a host others share: only the meta method can prove it. */
+            sharedHost: boolean;
+            /** @description The method that verified it. */
+            method: ("dns" | "file" | "meta") | null;
+            verifiedAt: string | null;
+            checkedAt: string | null;
+            graceUntil: string | null;
+            /** @description Exactly what to publish for each method; a method that cannot prove this website says why (refused). */
+            methods: {
+                dns: {
+                    /** @description Where to publish the TXT record. */
+                    name: string;
+                    /** @description The TXT record's text, exactly. */
+                    value: string;
+                } | {
+                    refused: string;
+                };
+                file: {
+                    /** @description Where to serve the file. */
+                    url: string;
+                    /** @description A line of the file, exactly. */
+                    content: string;
+                } | {
+                    refused: string;
+                };
+                meta: {
+                    /** @description The tag to put in the page's <head>. */
+                    tag: string;
+                    /** @description The page it must be on. */
+                    url: string;
+                };
+            };
+            /** Format: uri */
+            url: string;
+            /**
+             * Format: uri
+             * @description The claim's page on the site, with copy buttons and a Check button.
+             */
+            pageUrl: string;
+        };
+        ClaimCheckResult: {
+            /**
+             * @description verified: the proof was found; failed: it was not (reason says why); pending: the check could not be finished now (too slow, unreachable): try again later.
+             * @enum {string}
+             */
+            status: "verified" | "failed" | "pending";
+            /** @enum {string} */
+            method: "dns" | "file" | "meta";
+            /** Format: date-time */
+            checkedAt: string;
+            reason: ("bad-url" | "not-found" | "wrong-content" | "address-refused" | "redirect-refused" | "too-slow" | "too-large" | "unreachable" | "http-error" | "method-refused") | null;
+            /** @description What was looked for, and what was found, in words. */
+            detail: string;
+            tried: {
+                /** @enum {string} */
+                method: "dns" | "file" | "meta";
+                /** @enum {string} */
+                outcome: "verified" | "failed" | "pending";
+                reason: string | null;
+                detail: string;
+            }[];
+            claim: components["schemas"]["Claim"];
+        };
+        ClaimAnswer: {
+            data: components["schemas"]["Claim"];
+            /** @description On POST: false when this account already held an open claim of it (that claim is answered, 200). */
+            created?: boolean;
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        ClaimList: {
+            data: components["schemas"]["Claim"][];
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        ClaimCheckAnswer: {
+            data: components["schemas"]["ClaimCheckResult"];
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        OwnerStatementAnswer: {
+            data: {
+                /** @description The merchant's slug. */
+                merchant: string;
+                statement: string;
+                taskClaims: {
+                    [key: string]: string;
+                } | null;
+                /**
+                 * Format: date
+                 * @description The declaration date (the day it was written).
+                 */
+                declaredAt: string;
+                attribution: string;
+                /** @constant */
+                byVerifiedOwner: true;
+            };
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        VendorStatementAnswer: {
+            data: {
+                /** @description The agent's slug. */
+                agent: string;
+                statement: string;
+                /**
+                 * Format: date
+                 * @description The declaration date.
+                 */
+                declaredAt: string;
+            };
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        ReplyAnswer: {
+            data: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * @description PENDING until a moderator approves it; a changed reply is moderated again.
+                 * @enum {string}
+                 */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @enum {string} */
+                from: "owner" | "vendor";
+                body: string;
+                unchanged: boolean;
+            };
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
+        };
+        CorrectionAnswer: {
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @description The proposed details, normalized. */
+                proposed: {
+                    [key: string]: unknown;
+                };
+                note: string;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            /**
+             * Format: uri
+             * @description How reports become statuses.
+             */
+            methodology: string;
+            /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
+            disclaimer: string;
         };
     };
     responses: never;
@@ -2932,6 +3375,1217 @@ export interface operations {
             };
             /** @description No published report has this id. */
             404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimList"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimStart"];
+            };
+        };
+        responses: {
+            /** @description This account already holds an open claim of it: that claim. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimAnswer"];
+                };
+            };
+            /** @description Claimed, pending proof: `methods` says what to publish. */
+            201: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    /** @description The claim in this API. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No public merchant or active agent has this slug or id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A merchant or agent without a website (`no-website-to-claim`), or one whose claim was revoked by a moderator (`claim-revoked`). */
+            409: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Claim id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No claim of this account has this id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    checkClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Claim id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ClaimCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description What the check found: verified, failed (with the reason) or pending (could not finish now). */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimCheckAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No claim of this account has this id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A revoked claim cannot be checked (`claim-revoked`). */
+            409: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putOwnerStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Merchant slug or id. */
+                slugOrId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnerStatementRequest"];
+            };
+        };
+        responses: {
+            /** @description Saved and published. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatementAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No public merchant has this slug or id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putVendorStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent slug or id. */
+                slugOrId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorStatementRequest"];
+            };
+        };
+        responses: {
+            /** @description Saved and published. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorStatementAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active agent has this slug or id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replyToReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Report id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Identical to the reply already saved: nothing changed. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyAnswer"];
+                };
+            };
+            /** @description Saved, pending moderation. */
+            201: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No published report has this id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestCorrection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Merchant slug or id. */
+                slugOrId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorrectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued for the moderators. */
+            201: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorrectionAnswer"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in: sign in at /sign-in in a browser first. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`). */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No public merchant has this slug or id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
                     RateLimit?: string;

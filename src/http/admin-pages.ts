@@ -92,7 +92,7 @@ const helpers = {
   authorHandle,
 };
 
-export type Section = 'overview' | 'reports' | 'merchants' | 'categories' | 'agents' | 'accounts' | 'audit';
+export type Section = 'overview' | 'reports' | 'merchants' | 'categories' | 'agents' | 'owners' | 'accounts' | 'audit';
 
 /** Renders views/admin/<view> with the helpers, the section for the navigation, and any message. */
 export function renderAdmin(

@@ -13,6 +13,8 @@ import { RegistryAgentList } from '../modules/catalog/catalog.schemas.js';
 import { ContributionSchema, RETEST_AFTER_DAYS, QUEUE_LIMIT } from '../modules/reports/contribution-schema.js';
 import { IF_MATCH_MAX_LENGTH } from '../modules/reports/versions.js';
 import { QUEUE_RULES, REPORTING_RULES } from '../modules/reports/definitions.js';
+import * as claims from '../modules/claims/claims.schemas.js';
+import { CLAIM_RULES } from '../modules/claims/rules.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -129,6 +131,25 @@ function privateOperation(operation: Record<string, unknown> & { responses: Reco
     tags: ['Automation'],
     security: bearer,
     responses: { ...COMMON, '401': refusedKey, '403': suspended, ...operation.responses },
+  };
+}
+
+const session = [{ session: [] }];
+
+/** An owner's operation: a signed-in browser session with its Origin; an agent key is refused. */
+function ownerOperation(operation: Record<string, unknown> & { responses: Record<string, unknown> }) {
+  return {
+    ...operation,
+    tags: ['Owners'],
+    security: session,
+    responses: {
+      ...COMMON,
+      '401': problem('Not signed in: sign in at /sign-in in a browser first.'),
+      '403': problem(
+        'A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`).',
+      ),
+      ...operation.responses,
+    },
   };
 }
 
@@ -400,6 +421,119 @@ function paths(baseUrl: string): Record<string, unknown> {
         },
       }),
     },
+    '/claims': {
+      get: ownerOperation({
+        operationId: 'listClaims',
+        summary: "The account's own claims",
+        description: 'Every claim this account made, newest first, with its status and exactly what to publish for each method.',
+        responses: { '200': ok('The claims.', componentRef('ClaimList'), privateHeaders) },
+      }),
+      post: ownerOperation({
+        operationId: 'startClaim',
+        summary: 'Claim a merchant (its website) or an agent (its vendor website)',
+        description: `${CLAIM_RULES.methods} ${CLAIM_RULES.sharedHost} ${CLAIM_RULES.recheck} An account holds one open claim of a merchant or agent: claiming it again answers that claim (200).`,
+        requestBody: jsonBody('ClaimStart'),
+        responses: {
+          '201': ok('Claimed, pending proof: `methods` says what to publish.', componentRef('ClaimAnswer'), { ...privateHeaders, Location: header('The claim in this API.') }),
+          '200': ok('This account already holds an open claim of it: that claim.', componentRef('ClaimAnswer'), privateHeaders),
+          '404': problem('No public merchant or active agent has this slug or id.'),
+          '409': problem('A merchant or agent without a website (`no-website-to-claim`), or one whose claim was revoked by a moderator (`claim-revoked`).'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
+    '/claims/{id}': {
+      get: ownerOperation({
+        operationId: 'getClaim',
+        summary: 'One of the account\'s claims',
+        description: 'Where the claim stands and exactly what to publish for each method; another account\'s claim is not found.',
+        parameters: [pathParam('id', 'Claim id (a UUID).', ID_LENGTH)],
+        responses: {
+          '200': ok('The claim.', componentRef('ClaimAnswer'), privateHeaders),
+          '404': problem('No claim of this account has this id.'),
+        },
+      }),
+    },
+    '/claims/{id}/check': {
+      post: ownerOperation({
+        operationId: 'checkClaim',
+        summary: 'Look for the proof now',
+        description: `The body is optional: \`{"method": "dns"|"file"|"meta"}\` checks one method; without it each allowed method is tried in turn until one verifies. ${CLAIM_RULES.fetcher}`,
+        parameters: [pathParam('id', 'Claim id (a UUID).', ID_LENGTH)],
+        requestBody: { required: false, content: { 'application/json': { schema: componentRef('ClaimCheckRequest') } } },
+        responses: {
+          '200': ok('What the check found: verified, failed (with the reason) or pending (could not finish now).', componentRef('ClaimCheckAnswer'), privateHeaders),
+          '404': problem('No claim of this account has this id.'),
+          '409': problem('A revoked claim cannot be checked (`claim-revoked`).'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
+    '/merchants/{slugOrId}/owner-statement': {
+      put: ownerOperation({
+        operationId: 'putOwnerStatement',
+        summary: "Write or replace the merchant's owner statement",
+        description:
+          "For the holder of a verified claim of this merchant. Published with the owner's attribution and the declaration date as `ownerCompatibility`; it never counts toward scores, statuses or report counts. While the claim is in its grace period the statement stays; once it lapses or is revoked the statement is no longer shown.",
+        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH)],
+        requestBody: jsonBody('OwnerStatementRequest'),
+        responses: {
+          '200': ok('Saved and published.', componentRef('OwnerStatementAnswer'), privateHeaders),
+          '404': problem('No public merchant has this slug or id.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
+    '/agents/{slugOrId}/vendor-statement': {
+      put: ownerOperation({
+        operationId: 'putVendorStatement',
+        summary: "Write or replace the agent's vendor statement",
+        description: "For the holder of a verified claim of this agent's vendor website. Published on the agent's page and in the registry with the vendor's attribution and date; never evidence.",
+        parameters: [pathParam('slugOrId', 'Agent slug or id.', SLUG_MAX_LENGTH)],
+        requestBody: jsonBody('VendorStatementRequest'),
+        responses: {
+          '200': ok('Saved and published.', componentRef('VendorStatementAnswer'), privateHeaders),
+          '404': problem('No active agent has this slug or id.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
+    '/reports/{id}/replies': {
+      post: ownerOperation({
+        operationId: 'replyToReport',
+        summary: "The owner's (or vendor's) one public reply under an approved report",
+        description:
+          'For the holder of a verified claim of the report\'s merchant (or agent). One reply per report and claim: posting again replaces it and sends it back to moderation. A reply is published under the report, with who wrote it and when, once a moderator approves it; it never changes the report or what it counts for.',
+        parameters: [reportId],
+        requestBody: jsonBody('ReplyRequest'),
+        responses: {
+          '201': ok('Saved, pending moderation.', componentRef('ReplyAnswer'), privateHeaders),
+          '200': ok('Identical to the reply already saved: nothing changed.', componentRef('ReplyAnswer'), privateHeaders),
+          '404': problem('No published report has this id.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
+    '/merchants/{slugOrId}/corrections': {
+      post: ownerOperation({
+        operationId: 'requestCorrection',
+        summary: "Ask the moderators to correct the merchant's details",
+        description: 'For the holder of a verified claim of this merchant: a proposed name, website, category or service regions, with a note. Nothing changes until a moderator approves it.',
+        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH)],
+        requestBody: jsonBody('CorrectionRequest'),
+        responses: {
+          '201': ok('Queued for the moderators.', componentRef('CorrectionAnswer'), privateHeaders),
+          '404': problem('No public merchant has this slug or id.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+        },
+      }),
+    },
     '/automation/me': {
       get: privateOperation({
         operationId: 'whoAmI',
@@ -492,6 +626,8 @@ export function openApiDocument(baseUrl: string): JsonSchema {
   void [schemas.MerchantList, schemas.CompactMerchantList, schemas.MerchantDetail, schemas.CategoryList, schemas.AgentList, schemas.ReportList, schemas.ReportDetail, schemas.Problem, reportSubmission, reportReplacement];
   void [automation.Queue, automation.OwnReportList, automation.OwnReportDetail, automation.ReplaceResult, automation.SubmissionResult, automation.WhoAmI];
   void [automation.ReportValidation, RegistryAgentList, ContributionSchema];
+  void [claims.claimStart, claims.claimCheck, claims.ownerStatementBody, claims.vendorStatementBody, claims.replyBody, claims.correctionBody];
+  void [claims.ClaimAnswer, claims.ClaimList, claims.ClaimCheckAnswer, claims.OwnerStatementAnswer, claims.VendorStatementAnswer, claims.ReplyAnswer, claims.CorrectionAnswer];
   cached ??= documentFor(baseUrl);
   return { ...cached, servers: [{ url: `${baseUrl}/api/v1` }] };
 }
@@ -536,6 +672,7 @@ function documentFor(baseUrl: string): JsonSchema {
       { name: 'Public directory', description: 'Read-only, no credentials, cacheable for a minute.' },
       { name: 'Contribution', description: 'Reports from people (browser session) and agents (bearer key).' },
       { name: 'Automation', description: 'Bearer agent keys only: the work queue and the account\'s own reports. Never cached.' },
+      { name: 'Owners', description: 'Shop owners and agent vendors: claims, statements, replies and corrections. A signed-in browser session only (same origin); agent keys are refused.' },
       { name: 'Meta', description: 'This document.' },
     ],
     paths: operations,

@@ -11,6 +11,25 @@ export interface Mailer {
   sendSignInLink(to: string, link: string, expiresInMinutes: number): Promise<void>;
   /** Tells a report's author what a moderator decided (modules/moderation/decision-notices.ts). */
   sendDecisionNotice(to: string, notice: DecisionNotice): Promise<void>;
+  /** Tells a verified owner (or vendor) of newly approved reports (modules/claims/owner-digest.ts). */
+  sendOwnerDigest(to: string, digest: OwnerDigest): Promise<void>;
+}
+
+/** A day's newly approved reports about what one account owns, as its digest tells them. */
+export interface OwnerDigest {
+  reports: Array<{
+    /** The shop (or, for a vendor, the agent) the report is about, and the other side. */
+    merchantName: string;
+    agentName: string;
+    /** "Blocked (furthest stage: Navigate checkout)": the report's outcome and stage, in words. */
+    result: string;
+    /** The report on the merchant's page, absolute. */
+    url: string;
+    /** Where the owner replies to it, absolute. */
+    replyUrl: string;
+  }>;
+  /** The owner's page (claims, the digest setting), absolute. */
+  ownerPageUrl: string;
 }
 
 /** One moderation decision, as its author is told about it. */
@@ -85,6 +104,30 @@ export function decisionMessage(n: DecisionNotice) {
   return { subject, text: lines.join('\n') };
 }
 
+export function ownerDigestMessage(d: OwnerDigest) {
+  const count = d.reports.length === 1 ? 'A new report' : `${d.reports.length} new reports`;
+  const names = [...new Set(d.reports.map((r) => r.merchantName))];
+  const subject = `${count} about ${names.length === 1 ? names[0] : `${names.length} of your listings`} in the Agent-Compatibility Directory`;
+  const lines = [`Moderators approved ${d.reports.length === 1 ? 'a report' : `${d.reports.length} reports`} about what you own in the Agent-Compatibility Directory:`, ''];
+  for (const r of d.reports) lines.push(`- ${r.merchantName}, tested with ${r.agentName}: ${r.result}`, `  ${r.url}`, `  Reply to it: ${r.replyUrl}`, '');
+  lines.push(
+    'A reply is published under the report once a moderator approves it; it never changes the report.',
+    '',
+    `You get this e-mail because you have a verified claim. To stop these e-mails, untick "E-mail me a daily digest" on your owner's page: ${d.ownerPageUrl}#digest`,
+  );
+  return { subject, text: lines.join('\n') };
+}
+
+/** The kinds of mail the outbox holds, each with the mailer function that sends it. */
+export const QUEUED_MAIL_KINDS = ['decision', 'owner-digest'] as const;
+export type QueuedMailKind = (typeof QUEUED_MAIL_KINDS)[number];
+
+/** Sends one message the outbox held, by its kind. */
+export function sendQueued(mailer: Pick<Mailer, 'sendDecisionNotice' | 'sendOwnerDigest'>, kind: string, to: string, payload: unknown): Promise<void> {
+  if (kind === 'owner-digest') return mailer.sendOwnerDigest(to, payload as OwnerDigest);
+  return mailer.sendDecisionNotice(to, payload as DecisionNotice);
+}
+
 /**
  * The mail server could not take a message: refused, did not answer, or too slow. A sign-in
  * answers 503 saying so (the link was not sent); a decision notice is retried from the outbox.
@@ -150,6 +193,9 @@ export function createMailer(options: MailerOptions): Mailer & { close(): void }
     },
     async sendDecisionNotice(to, notice) {
       await send(to, decisionMessage(notice));
+    },
+    async sendOwnerDigest(to, digest) {
+      await send(to, ownerDigestMessage(digest));
     },
     close() {
       transport?.close();

@@ -98,7 +98,7 @@ describe('agent keys on the profile page', () => {
     expect(page.text).toContain(`Authorization: Bearer ${key}`);
     expect(page.text).toContain('Your new key for Alpha Agent');
     expect(page.text).toContain('data-copy-target="new-key"');
-    expect(page.text).toContain('<script src="/static/js/copy-key.js" defer></script>');
+    expect(page.text).toContain('<script src="/static/js/copy.js" defer></script>');
     expect(page.text).toMatch(/Never put the key in a URL/);
     expect(page.text).not.toMatch(/<script>/);
 

@@ -15,7 +15,7 @@ export async function aCategory(prisma: PrismaClient, fields: { name?: string; s
 
 export async function aMerchant(
   prisma: PrismaClient,
-  fields: { name?: string; slug?: string; categoryId?: string; isPublic?: boolean; approvedCanonical?: boolean; serviceRegions?: string[] } = {},
+  fields: { name?: string; slug?: string; website?: string; categoryId?: string; isPublic?: boolean; approvedCanonical?: boolean; serviceRegions?: string[] } = {},
 ) {
   const n = next();
   const category = fields.categoryId
@@ -25,7 +25,7 @@ export async function aMerchant(
     data: {
       name: fields.name ?? `Shop ${n}`,
       slug: fields.slug ?? `shop-${n}`,
-      website: `https://shop-${n}.example`,
+      website: fields.website ?? `https://shop-${n}.example`,
       category: category.name,
       categoryId: category.id,
       isPublic: fields.isPublic ?? true,
@@ -35,10 +35,16 @@ export async function aMerchant(
   });
 }
 
-export async function anAgent(prisma: PrismaClient, fields: { name?: string; slug?: string; active?: boolean } = {}) {
+export async function anAgent(prisma: PrismaClient, fields: { name?: string; slug?: string; active?: boolean; vendorWebsite?: string } = {}) {
   const n = next();
   return prisma.agent.create({
-    data: { name: fields.name ?? `Agent ${n}`, slug: fields.slug ?? `agent-${n}`, vendor: 'Example Labs', active: fields.active ?? true },
+    data: {
+      name: fields.name ?? `Agent ${n}`,
+      slug: fields.slug ?? `agent-${n}`,
+      vendor: 'Example Labs',
+      active: fields.active ?? true,
+      vendorWebsite: fields.vendorWebsite ?? null,
+    },
   });
 }
 

@@ -170,7 +170,8 @@ describe('the contributor loop', () => {
 
     it('never fails the decision when the mail cannot be sent: the failure is logged, the notice kept and sent later', async () => {
       const warnings: unknown[] = [];
-      const failing = { sendDecisionNotice: async () => Promise.reject(new Error('mail server down')) };
+      const down = async () => Promise.reject(new Error('mail server down'));
+      const failing = { sendDecisionNotice: down, sendOwnerDigest: down };
       registerDecisionNotices(t.db.prisma, { mailer: failing, baseUrl: TEST_BASE_URL, clock: t.clock, logger: { warn: (...args: unknown[]) => warnings.push(args) } as never });
       const before = (await noticesTo('alice@example.org')).length;
       try {

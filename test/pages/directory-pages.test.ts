@@ -341,7 +341,7 @@ describe('directory pages', () => {
       for (const row of m.taskCompletedFromStage) expect(res.text).toContain(`<th scope="row">${row.taskLabel.replace(/&/g, '&amp;')}</th>`);
       for (const label of Object.values(CAPABILITY_STATUS_LABELS)) expect(res.text).toContain(label);
       expect(res.text).toContain('Sponsorship is advertising.');
-      expect(res.text).toContain("An owner statement is the owner's claim, not a test");
+      expect(res.text).toContain("A statement is the owner's claim, not a test");
       expect(res.text).toMatch(/moderat/);
     });
   });

@@ -75,6 +75,40 @@ describe('no private data in public output', () => {
        VALUES ('00000000-0000-7000-8000-00000000e004', $1, 'approve', $2::uuid, 'report', $2::text, $3)`,
       [account!.id, report!.id, `${MARK}-audit`],
     );
+    // Owners (issue 34): a verified claim of the merchant and one of the agent, their check logs,
+    // a published reply (public) beside a pending and a rejected one, a correction and a queued digest.
+    const reportIds = (await sql<{ id: string }>(`SELECT id FROM reports WHERE status = 'APPROVED' AND merchant_id = $1 ORDER BY id LIMIT 3`, [merchant!.id])).map((r) => r.id);
+    expect(reportIds).toHaveLength(3);
+    const claimIds = ['00000000-0000-7000-8000-00000000c001', '00000000-0000-7000-8000-00000000c002'];
+    markers.push(...claimIds, `${MARK}-claim-token-1`, `${MARK}-claim-token-2`, `${MARK}-check`, `${MARK}-reply-pending`, `${MARK}-reply-rejected`, `${MARK}-reply-feedback`);
+    markers.push(`${MARK}-correction-note`, `${MARK}-correction-name`, `${MARK}-digest`);
+    await sql(
+      `INSERT INTO claims (id, account_id, side, merchant_id, agent_id, host, page_url, token, status, method, verified_at, checked_at, updated_at) VALUES
+         ($1, $3, 'MERCHANT', $4, NULL, 'shop.example', 'https://shop.example/', $5, 'VERIFIED', 'DNS', now(), now(), now()),
+         ($2, $3, 'AGENT', NULL, $6, 'vendor.example', 'https://vendor.example/', $7, 'VERIFIED', 'FILE', now(), now(), now())`,
+      [claimIds[0], claimIds[1], account!.id, merchant!.id, `${MARK}-claim-token-1`, agent!.id, `${MARK}-claim-token-2`],
+    );
+    await sql(
+      `INSERT INTO claim_checks (id, claim_id, method, outcome, reason, detail, checked_at)
+       VALUES ('00000000-0000-7000-8000-00000000c101', $1, 'DNS', 'verified', NULL, $2, now())`,
+      [claimIds[0], `${MARK}-check _agent-directory.shop.example`],
+    );
+    await sql(
+      `INSERT INTO report_replies (id, report_id, claim_id, account_id, side, body, status, feedback, moderated_at, updated_at) VALUES
+         ('00000000-0000-7000-8000-00000000c201', $1, $4, $5, 'MERCHANT', 'PUBLIC-REPLY-FROM-THE-OWNER', 'APPROVED', NULL, now(), now()),
+         ('00000000-0000-7000-8000-00000000c202', $2, $4, $5, 'MERCHANT', $6, 'PENDING', NULL, NULL, now()),
+         ('00000000-0000-7000-8000-00000000c203', $3, $4, $5, 'MERCHANT', $7, 'REJECTED', $8, now(), now())`,
+      [...reportIds, claimIds[0], account!.id, `${MARK}-reply-pending`, `${MARK}-reply-rejected`, `${MARK}-reply-feedback`],
+    );
+    await sql(
+      `INSERT INTO correction_requests (id, merchant_id, claim_id, account_id, proposed, note, updated_at)
+       VALUES ('00000000-0000-7000-8000-00000000c301', $1, $2, $3, $4, $5, now())`,
+      [merchant!.id, claimIds[0], account!.id, JSON.stringify({ name: `${MARK}-correction-name` }), `${MARK}-correction-note`],
+    );
+    await sql(
+      `INSERT INTO mail_outbox (id, kind, recipient, payload, next_attempt_at) VALUES ('00000000-0000-7000-8000-00000000c401', 'owner-digest', 'owner@private.example', $1, now() + interval '1 day')`,
+      [JSON.stringify({ reports: [{ merchantName: `${MARK}-digest` }] })],
+    );
     // Account ids are private too.
     markers.push(...(await sql<{ id: string }>('SELECT id FROM accounts')).map((a) => a.id));
     await recomputeAllSummaries(t.db.prisma, new Date(DEMO_NOW));
@@ -158,6 +192,9 @@ describe('no private data in public output', () => {
       ...agents.map((a) => `/agents/${a.slug}/feed.atom`),
       ...categories.map((c) => `/categories/${c.slug}/feed.atom`),
       ...merchants.slice(0, 40).flatMap((m) => agents.flatMap((a) => [`/badges/${m.slug}/${a.slug}.svg`, `/badges/${m.slug}/${a.slug}.svg?task=CART`])),
+      // The pages people read: merchants (claims, statements, replies) and agents (vendors).
+      ...merchants.map((m) => `/merchants/${m.slug}`),
+      ...agents.map((a) => `/agents/${a.slug}`),
     ];
     let feeds = 0;
     for (const path of paths) {
@@ -176,6 +213,13 @@ describe('no private data in public output', () => {
       check(path, res.body as string);
     }
     expect(feeds).toBeGreaterThan(20);
+    // The published reply and the verified claim do show: the checks above looked where they are.
+    const [top] = await sql<{ slug: string }>('SELECT slug FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 1');
+    const page = await request(t.app).get(`/merchants/${top!.slug}`).expect(200);
+    expect(page.text).toContain('PUBLIC-REPLY-FROM-THE-OWNER');
+    expect(page.text).toMatch(/Claimed by its owner, verified by DNS/);
+    const api = await request(t.app).get(`/api/v1/merchants/${top!.slug}`).expect(200);
+    expect(api.body.data.claim).toMatchObject({ verified: true, method: 'dns' });
     const { file } = await writeDump({ prisma: t.db.prisma, dataDir: t.config.dataDir, baseUrl: TEST_BASE_URL }, new Date(DEMO_NOW));
     const dump = gunzipSync(readFileSync(file)).toString('utf8');
     const types = new Set(dump.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type));

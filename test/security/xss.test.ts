@@ -302,7 +302,7 @@ describe('XSS through free-text fields', () => {
     const issued = await postForm(user, '/profile/agents/keys', { agentId: agent.id }, '/profile/agents');
     expect(issued.status, issued.text.slice(0, 300)).toBe(303);
     const reveal = await user.get('/profile/agents').expect(200);
-    expect(reveal.text).toMatch(/<script src="\/static\/js\/copy-key\.js" defer><\/script>/);
+    expect(reveal.text).toMatch(/<script src="\/static\/js\/copy\.js" defer><\/script>/);
     expectStrictCsp(reveal.headers['content-security-policy'], 'key reveal');
     expect(scriptProblems(reveal.text), 'key reveal').toEqual([]);
     for (const [client, path, status] of visits) {

@@ -1,7 +1,7 @@
 // Signing in as a person does, through the link that the mailer sends.
 import request from 'supertest';
 import type { Express } from 'express';
-import type { DecisionNotice, Mailer } from '../../src/mail/mailer.js';
+import type { DecisionNotice, Mailer, OwnerDigest } from '../../src/mail/mailer.js';
 import { TEST_BASE_URL } from './app.js';
 
 export interface CapturedMail {
@@ -13,13 +13,19 @@ export interface CapturedMail {
 export function captureMailer(): Mailer & {
   sent: CapturedMail[];
   notices: Array<{ to: string; notice: DecisionNotice }>;
+  digests: Array<{ to: string; digest: OwnerDigest }>;
   lastLinkFor(to: string): string;
 } {
   const sent: CapturedMail[] = [];
   const notices: Array<{ to: string; notice: DecisionNotice }> = [];
+  const digests: Array<{ to: string; digest: OwnerDigest }> = [];
   return {
     sent,
     notices,
+    digests,
+    async sendOwnerDigest(to, digest) {
+      digests.push({ to, digest });
+    },
     async sendSignInLink(to, link) {
       sent.push({ to, link });
     },

@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { accountAdminHandlers } from '../../modules/accounts/accounts-admin.pages.js';
 import { auditHandlers } from '../../modules/audit/audit.pages.js';
+import { claimRevoke, claimShow, claimsList, correctionDecision, ownersQueue, replyDecision } from '../../modules/claims/claims-admin.pages.js';
 import { catalogAdminHandlers } from '../../modules/catalog/catalog-admin.pages.js';
 import { merchantAdminHandlers } from '../../modules/merchants/merchant-admin.pages.js';
 import { moderationHandlers } from '../../modules/moderation/moderation.pages.js';
@@ -65,6 +66,18 @@ export function adminRouter(deps: AdminDeps): Router {
   router.post('/agents/:id', catalog.updateAgent);
   router.post('/agents/:id/activate', catalog.activateAgent);
   router.post('/agents/:id/deactivate', catalog.deactivateAgent);
+
+  // Owners: claims (revoke, reinstate), their replies and corrections.
+  router.get('/owners', ownersQueue(deps));
+  router.get('/claims', claimsList(deps));
+  router.get('/claims/:id', claimShow(deps));
+  router.post('/claims/:id/revoke', claimRevoke(deps, true));
+  router.post('/claims/:id/reinstate', claimRevoke(deps, false));
+  router.post('/replies/:id/approve', replyDecision(deps, true));
+  router.post('/replies/:id/reject', replyDecision(deps, false));
+  router.post('/corrections/:id/approve', correctionDecision(deps, true));
+  router.post('/corrections/:id/reject', correctionDecision(deps, false));
+  router.get(['/replies', '/corrections'], (_req, res) => res.redirect(302, '/admin/owners'));
 
   // Accounts and the audit log.
   router.get('/accounts', accounts.search);

@@ -10,6 +10,8 @@ import type { Config } from '../../config/env.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
 import { automationRouter } from './automation.js';
+import { ownersRouter } from './owners.js';
+import type { Fetcher } from '../../outbound/fetcher.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
@@ -33,6 +35,8 @@ export interface ApiDeps {
   cursorSecret: string;
   /** DATA_DIR (the index links the newest open-data dump once one exists). */
   dataDir: string;
+  /** The one SSRF-safe fetcher (claim checks). */
+  fetcher: Fetcher;
 }
 
 /**
@@ -62,6 +66,10 @@ export function apiRouter(deps: ApiDeps): Router {
   const mounts: Mounts = [
     ['/v1', openApiRouter(deps)],
     ['/v1', contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateGate, privateAddressLimiter })],
+    [
+      '/v1',
+      ownersRouter({ prisma: deps.prisma, clock: deps.clock, baseUrl: deps.baseUrl, origin: deps.origin, session: deps.session, fetcher: deps.fetcher, privateAddressLimiter }),
+    ],
     [
       '/v1/automation',
       automationRouter({

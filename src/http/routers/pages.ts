@@ -13,6 +13,20 @@ import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
 import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
+import {
+  claimCheckPost,
+  claimPage,
+  claimStartPage,
+  claimStartPost,
+  correctionPost,
+  digestPost,
+  OWNER_PAGE_PATH,
+  ownerPage,
+  replyPage,
+  replyPost,
+  statementPost,
+} from '../../modules/claims/claims.pages.js';
+import type { Fetcher } from '../../outbound/fetcher.js';
 import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../middleware/auth.js';
 import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
 import { guardFormPosts } from '../middleware/form-posts.js';
@@ -33,6 +47,8 @@ export interface PagesDeps {
   /** The same quotas as the contribution API: browser submissions are shared by both. */
   quotas: { browser: Quota; agent: Quota };
   responses: ResponseCache;
+  /** The one SSRF-safe fetcher: claim checks. */
+  fetcher: Fetcher;
 }
 
 /** The form posts that take files (multipart): the contribution form and the author's edit form. */
@@ -127,6 +143,19 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportForm.screenshot);
   router.get('/reports/:id/edit', requireSignedInPage, reportForm.editForm);
   router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), screenshotUpload, verifyCsrfToken, reportForm.saveEdit);
+
+  // Owners: claims of a shop's or an agent vendor's website, and what a verified one allows.
+  const owners = { prisma, clock, baseUrl: config.baseUrl, fetcher: deps.fetcher };
+  router.get('/claims/new', requireSignedInPage, claimStartPage(owners));
+  router.post('/claims', requireSignedInForm(OWNER_PAGE_PATH), claimStartPost(owners));
+  router.get('/claims/:id', requireSignedInPage, claimPage(owners));
+  router.post('/claims/:id/check', requireSignedInForm(OWNER_PAGE_PATH), claimCheckPost(owners));
+  router.get(OWNER_PAGE_PATH, requireSignedInPage, ownerPage(owners));
+  router.post(`${OWNER_PAGE_PATH}/digest`, requireSignedInForm(OWNER_PAGE_PATH), digestPost(owners));
+  router.post(`${OWNER_PAGE_PATH}/:id/statement`, requireSignedInForm(OWNER_PAGE_PATH), statementPost(owners));
+  router.post(`${OWNER_PAGE_PATH}/:id/correction`, requireSignedInForm(OWNER_PAGE_PATH), correctionPost(owners));
+  router.get(`${OWNER_PAGE_PATH}/:id/reports`, requireSignedInPage, replyPage(owners));
+  router.post(`${OWNER_PAGE_PATH}/:id/reports/:reportId/reply`, requireSignedInForm(OWNER_PAGE_PATH), replyPost(owners));
 
   // The moderators' pages (/moderation is the name people guess for them).
   router.get('/moderation', (_req, res) => res.redirect(302, '/admin'));

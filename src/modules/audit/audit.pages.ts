@@ -7,7 +7,16 @@ import { AUDIT_TARGET_TYPES, auditPage, type AuditTargetType } from './audit.rep
 
 export const AUDIT_PAGE_SIZE = 50;
 
-const SECTIONS: Record<AuditTargetType, string> = { report: 'reports', merchant: 'merchants', category: 'categories', agent: 'agents', account: 'accounts' };
+const SECTIONS: Record<AuditTargetType, string> = {
+  report: 'reports',
+  merchant: 'merchants',
+  category: 'categories',
+  agent: 'agents',
+  account: 'accounts',
+  claim: 'claims',
+  reply: 'replies',
+  correction: 'corrections',
+};
 
 /** Where an audit row's target is managed. */
 export function auditTargetUrl(targetType: string, targetId: string): string | null {

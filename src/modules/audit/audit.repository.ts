@@ -3,7 +3,7 @@
 import type { Db, Prisma, PrismaClient, Tx } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 
-export const AUDIT_TARGET_TYPES = ['report', 'merchant', 'category', 'agent', 'account'] as const;
+export const AUDIT_TARGET_TYPES = ['report', 'merchant', 'category', 'agent', 'account', 'claim', 'reply', 'correction'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** A moderator's change to the directory: where, by whom, when. Every audited change takes it. */

@@ -8,12 +8,24 @@ import { nameField, optionalText, parseForm, type FieldErrors, type FormResult, 
 import { evidenceChanged } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
+import { websiteProblem } from '../merchants/merchant-admin.service.js';
 import { agentNameTaken, agentWithSlug, findAgent, flipAgentActive, insertAgent, merchantsOfAgent, updateAgentRow } from './catalog-admin.repository.js';
 
 const agentFields = {
   name: nameField(100, 'Enter the agent’s name'),
   vendor: nameField(100, 'Enter the vendor'),
   description: optionalText(1000, { multiline: true }).transform((d) => d || null),
+  // What a vendor's claim of the agent proves control of (issue 34); optional.
+  vendorWebsite: z
+    .string()
+    .trim()
+    .max(2048, 'At most 2048 characters')
+    .default('')
+    .superRefine((value, ctx) => {
+      const problem = value ? websiteProblem(value) : null;
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((w) => w || null),
 };
 const newAgentForm = z.object({
   slug: z

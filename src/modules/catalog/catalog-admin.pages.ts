@@ -53,7 +53,7 @@ export function catalogAdminHandlers(deps: { prisma: PrismaClient; clock: Clock 
   async function agentPage(req: Request, res: Response, id: string, values: FormValues | null, errors: FieldErrors, status = 200) {
     const agent = await agentForAdmin(prisma, id);
     if (!agent) throw notFoundPage('Agent');
-    const shown = values ?? { name: agent.name, vendor: agent.vendor, description: agent.description ?? '' };
+    const shown = values ?? { name: agent.name, vendor: agent.vendor, description: agent.description ?? '', vendorWebsite: agent.vendorWebsite ?? '' };
     renderAdmin(req, res, 'agent', { title: `Agent ${agent.name}`, section: 'agents', agent, values: shown, errors }, status);
   }
 

@@ -17,6 +17,7 @@ export interface AgentFields {
   name: string;
   vendor: string;
   description: string | null;
+  vendorWebsite: string | null;
 }
 
 // Categories

@@ -19,6 +19,7 @@ export interface AgentRow {
   name: string;
   vendor: string;
   description: string | null;
+  vendorWebsite: string | null;
 }
 
 /** A page of categories with their public merchant counts (from the directory's query cache). */
@@ -63,7 +64,7 @@ export async function resolveCategory(prisma: PrismaClient, value: string): Prom
   return row ? { ...row, merchantCount: 0 } : null;
 }
 
-const agentSelect = { id: true, slug: true, name: true, vendor: true, description: true } as const;
+const agentSelect = { id: true, slug: true, name: true, vendor: true, description: true, vendorWebsite: true } as const;
 
 export async function listActiveAgents(prisma: PrismaClient): Promise<AgentRow[]> {
   return prisma.agent.findMany({ where: { active: true }, select: agentSelect, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
@@ -107,4 +108,14 @@ export async function agentVersions(prisma: PrismaClient, agentIds: readonly str
      ORDER BY v."agentId", v.rank`;
   for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
   return byAgent;
+}
+
+/** The verified vendors' statements of these agents (a statement shows only while its claim is verified). */
+export async function vendorStatements(prisma: PrismaClient, agentIds: readonly string[]) {
+  if (agentIds.length === 0) return new Map<string, { statement: string; declaredAt: Date }>();
+  const rows = await prisma.vendorStatement.findMany({
+    where: { agentId: { in: [...agentIds] }, claim: { status: { in: ['VERIFIED', 'GRACE'] } } },
+    select: { agentId: true, statement: true, declaredAt: true },
+  });
+  return new Map(rows.map((r) => [r.agentId, { statement: r.statement, declaredAt: r.declaredAt }]));
 }

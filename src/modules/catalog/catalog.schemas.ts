@@ -1,7 +1,7 @@
 // The agent registry's answer (GET /api/v1/agents, the MCP tool list_agents): the directory's
 // Agent record plus the versions seen in approved reports, so an agent can find and name its own.
 import { z } from 'zod';
-import { Agent, ListEnvelope } from '../directory/schemas.js';
+import { Agent, ListEnvelope, VendorFields } from '../directory/schemas.js';
 import { MAX_AGENT_VERSIONS } from './catalog.repository.js';
 
 export const AgentVersion = z
@@ -13,6 +13,7 @@ export const AgentVersion = z
   .meta({ id: 'AgentVersion' });
 
 export const RegistryAgent = Agent.extend({
+  ...VendorFields,
   versions: z
     .array(AgentVersion)
     .max(MAX_AGENT_VERSIONS)

@@ -10,7 +10,9 @@ import {
 import { cachedQuery } from '../directory/counts.js';
 import { SLUG_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
-import { agentVersions, findActiveAgent, listActiveAgents, listCategories, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
+import { agentVersions, findActiveAgent, listActiveAgents, listCategories, vendorStatements, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
+import { publicClaims, type PublicClaim } from '../claims/claims.repository.js';
+import { claimPublic } from '../merchants/merchants.service.js';
 
 export async function categories(ctx: DirectoryContext, page: number) {
   const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE, await cachedQuery(ctx.prisma));
@@ -26,8 +28,16 @@ export async function categories(ctx: DirectoryContext, page: number) {
   };
 }
 
-/** An agent of the registry, with the versions seen in its public reports, newest first. */
-const agentView = (links: Links, a: AgentRow, versions: readonly AgentVersionRow[]) => ({
+/** Says who stated it and what it is not. */
+export const VENDOR_STATEMENT_ATTRIBUTION = 'Statement by the agent’s vendor, who proved control of its website. It is not community evidence and never changes statuses, scores or report counts.';
+
+interface VendorExtras {
+  claim: PublicClaim | undefined;
+  statement: { statement: string; declaredAt: Date } | undefined;
+}
+
+/** An agent of the registry, with its vendor's website, claim and statement, and the versions seen in its public reports, newest first. */
+const agentView = (links: Links, a: AgentRow, versions: readonly AgentVersionRow[], extras: VendorExtras) => ({
   id: a.id,
   slug: a.slug,
   name: a.name,
@@ -35,15 +45,27 @@ const agentView = (links: Links, a: AgentRow, versions: readonly AgentVersionRow
   description: a.description,
   url: agentPageUrl(links, a.slug),
   merchantsUrl: agentMerchantsApiUrl(links, a.slug),
+  vendorWebsite: a.vendorWebsite,
+  claim: claimPublic(extras.claim?.method ?? null, extras.claim?.verifiedAt ?? null),
+  vendorStatement: extras.statement
+    ? { statement: extras.statement.statement, declaredAt: extras.statement.declaredAt.toISOString().slice(0, 10), attribution: VENDOR_STATEMENT_ATTRIBUTION }
+    : null,
   versions: versions.map((v) => ({ version: v.version, reportCount: v.reportCount, lastSeenAt: v.lastSeenAt.toISOString() })),
 });
+
+export type AgentView = ReturnType<typeof agentView>;
+
+/** The registry's view of these agents, in their order. */
+export async function agentViews(ctx: DirectoryContext, shown: readonly AgentRow[]): Promise<AgentView[]> {
+  const ids = shown.map((a) => a.id);
+  const [versions, claims, statements] = await Promise.all([agentVersions(ctx.prisma, ids), publicClaims(ctx.prisma, 'AGENT', ids), vendorStatements(ctx.prisma, ids)]);
+  return shown.map((a) => agentView(ctx, a, versions.get(a.id) ?? [], { claim: claims.get(a.id), statement: statements.get(a.id) }));
+}
 
 export async function agents(ctx: DirectoryContext, page: number) {
   const all = await listActiveAgents(ctx.prisma);
   const start = (page - 1) * PAGE_SIZE;
-  const shown = all.slice(start, start + PAGE_SIZE);
-  const versions = await agentVersions(ctx.prisma, shown.map((a) => a.id));
-  return { total: all.length, data: shown.map((a) => agentView(ctx, a, versions.get(a.id) ?? [])) };
+  return { total: all.length, data: await agentViews(ctx, all.slice(start, start + PAGE_SIZE)) };
 }
 
 /** An active agent by slug, or a 404 for the agent-scoped paths. */

@@ -158,6 +158,15 @@ export const Verdict = z
     description: `The answer people read, made once by the aggregation engine (see /how-it-works#verdict). The sentence says "usually" only from ${GENERAL_MIN_REPORTS} reports at medium confidence, and speaks in the present tense only from ${GENERAL_MIN_REPORTS} at high; otherwise it tells what the reports saw.`,
   });
 
+/** A verified claim as readers see it: how, and when. The claimant, token and checks stay private. */
+export const Claimed = z
+  .object({
+    verified: z.literal(true),
+    method: z.enum(['dns', 'file', 'meta']).describe('How control of the website was proved: a DNS TXT record, a file under /.well-known/, or a meta tag.'),
+    verifiedAt: isoDate.describe('The day it was first verified.'),
+  })
+  .meta({ id: 'Claimed' });
+
 export const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
   .meta({ id: 'AgentRef' });
@@ -213,8 +222,10 @@ export const Merchant = z
         taskClaims: CapabilityResults,
         declaredAt: isoDate.describe('When the owner made the statement; not a test date.'),
         attribution: z.string(),
+        byVerifiedOwner: z.boolean().describe('Written by the owner under a verified claim (shown only while the claim holds); false when a moderator entered it.'),
       })
       .nullable(),
+    claim: Claimed.nullable().describe('The owner\'s verified claim of the website; null when no claim is verified.'),
     reportCount: z.int().min(0).describe('Approved reports of active agents.'),
     lastReportedAt: isoDateTime.nullable(),
     agents: z.array(AgentSummary),
@@ -279,6 +290,16 @@ export const CategoryList = ListEnvelope(Category, 'CategoryList');
 export const Agent = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), description: z.string().nullable(), url, merchantsUrl: url })
   .meta({ id: 'Agent' });
+
+/** What the agent registry adds about the vendor (issue 34): its website, claim and statement. */
+export const VendorFields = {
+  vendorWebsite: z.string().nullable().describe('The vendor\'s website, set by moderators: what a vendor\'s claim proves.'),
+  claim: Claimed.nullable().describe('The vendor\'s verified claim; null when none is verified.'),
+  vendorStatement: z
+    .object({ statement: z.string(), declaredAt: isoDate.describe('When the vendor made it; not a test date.'), attribution: z.string() })
+    .nullable()
+    .describe('The verified vendor\'s statement about the agent; never evidence.'),
+};
 export const AgentList = ListEnvelope(Agent, 'AgentList');
 
 export const PublicReport = z
@@ -298,6 +319,9 @@ export const PublicReport = z
     task: z.string().nullable(),
     experience: z.string().nullable(),
     reportedAt: isoDateTime,
+    replies: z
+      .array(z.object({ from: z.enum(['owner', 'vendor']), body: z.string(), repliedAt: isoDateTime, attribution: z.string() }))
+      .describe('Approved replies of the merchant\'s verified owner or the agent\'s verified vendor, oldest first: their view, never evidence, and they never change the report.'),
   })
   .meta({ id: 'PublicReport' });
 export const ReportList = ListEnvelope(PublicReport, 'ReportList');

@@ -51,6 +51,11 @@ export interface MerchantRow {
   ownerStatement: string | null;
   ownerTaskClaims: Record<string, string> | null;
   ownerDeclaredAt: Date | null;
+  /** Whether the statement was written by the owner under a verified claim (else a moderator entered it). */
+  ownerByClaim: boolean;
+  /** The merchant's verified claim (the earliest): how, and when, its owner proved it. */
+  claimMethod: 'DNS' | 'FILE' | 'META' | null;
+  claimVerifiedAt: Date | null;
 }
 
 export interface SummaryRow {
@@ -59,7 +64,9 @@ export interface SummaryRow {
   summary: unknown;
 }
 
-// The columns of MerchantRow; the sponsorship only while it runs at `now`.
+// The columns of MerchantRow; the sponsorship only while it runs at `now`; the owner's statement
+// only while the claim it was written under is verified (or in grace), or when a moderator
+// entered it (no claim); the earliest verified claim.
 const merchantColumns = (now: Date) => Prisma.sql`
   m.id, m.slug, m.name, m.website, m.category,
   c.name AS "categoryName", c.slug AS "categorySlug",
@@ -67,12 +74,20 @@ const merchantColumns = (now: Date) => Prisma.sql`
   m.report_count AS "reportCount", m.last_reported_at AS "lastReportedAt",
   sp.source::text AS "sponsorshipSource", sp.placement AS "sponsorshipPlacement",
   sp.disclosure AS "sponsorshipDisclosure",
-  os.statement AS "ownerStatement", os.task_claims AS "ownerTaskClaims", os.declared_at AS "ownerDeclaredAt"
+  os.statement AS "ownerStatement", os.task_claims AS "ownerTaskClaims", os.declared_at AS "ownerDeclaredAt",
+  (os.claim_id IS NOT NULL) AS "ownerByClaim",
+  vc.method::text AS "claimMethod", vc.verified_at AS "claimVerifiedAt"
   FROM merchants m
   LEFT JOIN categories c ON c.id = m.category_id
   LEFT JOIN sponsorships sp ON sp.merchant_id = m.id
         AND sp.starts_at <= ${now} AND (sp.ends_at IS NULL OR sp.ends_at > ${now})
-  LEFT JOIN owner_statements os ON os.merchant_id = m.id`;
+  LEFT JOIN owner_statements os ON os.merchant_id = m.id
+        AND (os.claim_id IS NULL OR EXISTS (SELECT 1 FROM claims oc WHERE oc.id = os.claim_id AND oc.status IN ('VERIFIED', 'GRACE')))
+  LEFT JOIN LATERAL (
+    SELECT cl.method, cl.verified_at FROM claims cl
+     WHERE cl.merchant_id = m.id AND cl.status IN ('VERIFIED', 'GRACE') AND cl.verified_at IS NOT NULL
+     ORDER BY cl.verified_at, cl.id LIMIT 1
+  ) vc ON true`;
 
 function searchConditions(s: MerchantSearch): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`m.is_public`];

@@ -39,6 +39,10 @@ export interface DirectoryContext extends Links {
 export const OWNER_STATEMENT_ATTRIBUTION =
   'Statement by the business owner. It is not community evidence and never changes statuses, scores or report counts.';
 
+/** A verified claim as readers see it: how the owner proved control, and when (a day). */
+export const claimPublic = (method: 'DNS' | 'FILE' | 'META' | null, verifiedAt: Date | null) =>
+  method && verifiedAt ? { verified: true as const, method: method.toLowerCase() as 'dns' | 'file' | 'meta', verifiedAt: isoDate(verifiedAt) } : null;
+
 /**
  * How much of each per-agent summary a response carries:
  * - detail: everything (the merchant's own URL);
@@ -48,6 +52,8 @@ export const OWNER_STATEMENT_ATTRIBUTION =
  *   need to know where an agent gets through.
  */
 export type SummaryShape = 'detail' | 'list' | 'compact';
+
+const isoDate = (date: Date) => date.toISOString().slice(0, 10);
 
 /** Items of a capability's observation and evidence lists in a list response. */
 export const LIST_ITEMS_PER_TASK = 1;
@@ -129,7 +135,6 @@ function compactSummaryView(links: Links, agent: AgentRow, summary: AgentSummary
 
 export type AgentSummaryView = ReturnType<typeof agentSummaryView>;
 
-const isoDate = (date: Date) => date.toISOString().slice(0, 10);
 
 function merchantView<A = AgentSummaryView>(links: Links, row: MerchantRow, agents: A[]) {
   const sponsored = row.sponsorshipSource !== null;
@@ -154,8 +159,11 @@ function merchantView<A = AgentSummaryView>(links: Links, row: MerchantRow, agen
             taskClaims: row.ownerTaskClaims ?? {},
             declaredAt: isoDate(row.ownerDeclaredAt),
             attribution: OWNER_STATEMENT_ATTRIBUTION,
+            // Written by the owner under a verified claim (else entered by a moderator).
+            byVerifiedOwner: row.ownerByClaim,
           }
         : null,
+    claim: claimPublic(row.claimMethod, row.claimVerifiedAt),
     reportCount: row.reportCount,
     lastReportedAt: row.lastReportedAt?.toISOString() ?? null,
     agents,

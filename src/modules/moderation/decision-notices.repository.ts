@@ -1,23 +1,24 @@
-// The mail outbox's rows (mail_outbox): decision e-mails queued in the decision's transaction,
-// claimed by a sender, deleted once sent or rescheduled when the mail server refused them.
+// The mail outbox's rows (mail_outbox): decision e-mails queued in the decision's transaction
+// (and owners' digests, queued by the upkeep), claimed by a sender, deleted once sent or
+// rescheduled when the mail server refused them.
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
+import type { QueuedMailKind } from '../../mail/mailer.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface QueuedMail {
   id: string;
+  kind: string;
   recipient: string;
   payload: unknown;
   reportId: string | null;
   attempts: number;
 }
 
-export const DECISION_MAIL = 'decision';
-
-export async function queueMail(db: Db, mail: { recipient: string; payload: object; reportId: string; now: Date }): Promise<void> {
+export async function queueMail(db: Db, mail: { kind: QueuedMailKind; recipient: string; payload: object; reportId?: string; now: Date }): Promise<void> {
   await db.mailOutbox.create({
-    data: { kind: DECISION_MAIL, recipient: mail.recipient, payload: mail.payload, reportId: mail.reportId, nextAttemptAt: mail.now, createdAt: mail.now },
+    data: { kind: mail.kind, recipient: mail.recipient, payload: mail.payload, reportId: mail.reportId ?? null, nextAttemptAt: mail.now, createdAt: mail.now },
   });
 }
 
@@ -27,7 +28,7 @@ export async function queueMail(db: Db, mail: { recipient: string; payload: obje
  * be sent twice, never lost). SKIP LOCKED: senders in other processes take other rows.
  */
 export async function claimDueMail(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<QueuedMail[]> {
-  const rows = await db.$queryRaw<Array<{ id: string; recipient: string; payload: unknown; report_id: string | null; attempts: number }>>`
+  const rows = await db.$queryRaw<Array<{ id: string; kind: string; recipient: string; payload: unknown; report_id: string | null; attempts: number }>>`
     UPDATE mail_outbox o SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil}
      WHERE o.id IN (
        SELECT id FROM mail_outbox
@@ -35,8 +36,8 @@ export async function claimDueMail(db: Db, now: Date, leaseUntil: Date, limit: n
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-    RETURNING o.id, o.recipient, o.payload, o.report_id, o.attempts`;
-  return rows.map((r) => ({ id: r.id, recipient: r.recipient, payload: r.payload, reportId: r.report_id, attempts: r.attempts }));
+    RETURNING o.id, o.kind, o.recipient, o.payload, o.report_id, o.attempts`;
+  return rows.map((r) => ({ id: r.id, kind: r.kind, recipient: r.recipient, payload: r.payload, reportId: r.report_id, attempts: r.attempts }));
 }
 
 export async function mailSent(db: Db, id: string): Promise<void> {

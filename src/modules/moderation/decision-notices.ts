@@ -12,7 +12,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
-import type { DecisionNotice, Mailer } from '../../mail/mailer.js';
+import { sendQueued, type DecisionNotice, type Mailer } from '../../mail/mailer.js';
 import { claimDueMail, mailFailed, mailSent, pruneFailedMail, queueMail } from './decision-notices.repository.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -34,7 +34,8 @@ const BATCH = 20;
 const KEEP_FAILED_MS = 30 * 86_400_000;
 
 export interface DecisionNoticeDeps {
-  mailer: Pick<Mailer, 'sendDecisionNotice'>;
+  /** Sends what the outbox holds: decision notices, and owners' digests (claims/owner-digest.ts). */
+  mailer: Pick<Mailer, 'sendDecisionNotice' | 'sendOwnerDigest'>;
   baseUrl: string;
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Default: the system clock. */
@@ -108,7 +109,7 @@ export async function queueDecisionNotice(prisma: PrismaClient, tx: Db, decided:
   const registration = registrations.get(prisma);
   if (!registration) return;
   const message = await decisionNoticeFor(tx, registration.deps.baseUrl, decided);
-  if (message) await queueMail(tx, { recipient: message.to, payload: message.notice, reportId: decided.reportId, now: nowOf(registration.deps) });
+  if (message) await queueMail(tx, { kind: 'decision', recipient: message.to, payload: message.notice, reportId: decided.reportId, now: nowOf(registration.deps) });
 }
 
 /** Sends what is due now and resolves when done (the retry pass; tests). */
@@ -163,7 +164,7 @@ export async function deliverDueNotices(prisma: PrismaClient, deps: DecisionNoti
     await Promise.all(
       batch.map(async (mail) => {
         try {
-          await deps.mailer.sendDecisionNotice(mail.recipient, mail.payload as DecisionNotice);
+          await sendQueued(deps.mailer, mail.kind, mail.recipient, mail.payload);
           sent += 1;
           await mailSent(prisma, mail.id);
         } catch (error) {
@@ -173,8 +174,9 @@ export async function deliverDueNotices(prisma: PrismaClient, deps: DecisionNoti
           const retryAt = mail.attempts < MAX_ATTEMPTS ? new Date(at.getTime() + retryDelayMs(mail.attempts)) : null;
           await mailFailed(prisma, mail.id, { error: failure, retryAt, now: at });
           // Never the address (or the server's text, which may quote it): the report names it.
-          if (retryAt) deps.logger.warn({ reportId: mail.reportId, attempts: mail.attempts, retryAt, failure }, 'the decision notice could not be sent; it will be retried');
-          else deps.logger.error({ reportId: mail.reportId, attempts: mail.attempts, failure }, 'the decision notice could not be sent; given up');
+          const what = mail.kind === 'owner-digest' ? 'the owner digest' : 'the decision notice';
+          if (retryAt) deps.logger.warn({ mailId: mail.id, reportId: mail.reportId, attempts: mail.attempts, retryAt, failure }, `${what} could not be sent; it will be retried`);
+          else deps.logger.error({ mailId: mail.id, reportId: mail.reportId, attempts: mail.attempts, failure }, `${what} could not be sent; given up`);
         }
       }),
     );

@@ -25,6 +25,8 @@ export interface PublicReportRow {
   task: string | null;
   experience: string | null;
   createdAt: Date;
+  /** The owners' and vendors' approved replies under it, oldest first (modules/claims). */
+  replies: Array<{ side: 'MERCHANT' | 'AGENT'; body: string; at: string }>;
 }
 
 export interface PublicReportFilter {
@@ -41,7 +43,9 @@ const publicColumns = Prisma.sql`
   r.outcome::text AS outcome, r.capability_results AS "capabilityResults", r.stage::text AS stage,
   r.failure_reason::text AS "failureReason", r.human_intervention AS "humanIntervention",
   r.tested_at AS "testedAt", r.agent_version AS "agentVersion", r.region, r.task, r.experience,
-  r.created_at AS "createdAt"
+  r.created_at AS "createdAt",
+  COALESCE((SELECT json_agg(json_build_object('side', rr.side, 'body', rr.body, 'at', COALESCE(rr.moderated_at, rr.created_at)) ORDER BY rr.created_at, rr.id)
+              FROM report_replies rr WHERE rr.report_id = r.id AND rr.status = 'APPROVED'), '[]'::json) AS replies
   FROM ${PUBLIC_REPORTS}`;
 
 function conditions(f: PublicReportFilter): Prisma.Sql {

@@ -12,6 +12,7 @@ import {
 } from './public-reports.repository.js';
 import type { ReportQuery } from './public-reports.schemas.js';
 import { cachedCounter } from '../directory/counts.js';
+import { SIDE_WORDS } from '../claims/owners.service.js';
 
 /** A report as the public API shows it (GET /api/v1/reports/:id), also in feeds and dumps. */
 export function reportView(links: Links, row: PublicReportRow) {
@@ -31,6 +32,13 @@ export function reportView(links: Links, row: PublicReportRow) {
     task: row.task,
     experience: row.experience,
     reportedAt: row.createdAt.toISOString(),
+    // Additive: the verified owner's or vendor's reply, moderated; never part of the evidence.
+    replies: (row.replies ?? []).map((reply) => ({
+      from: SIDE_WORDS[reply.side].who,
+      body: reply.body,
+      repliedAt: new Date(reply.at).toISOString(),
+      attribution: SIDE_WORDS[reply.side].attribution,
+    })),
   };
 }
 

@@ -31,7 +31,7 @@ function trendView(summary: { agent: { name: string }; status: keyof typeof STAT
 import { MAX_EVIDENCE_REFERENCES } from '../aggregation/constants.js';
 import { methodology } from '../aggregation/methodology.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
-import { activeAgent, agents, categories } from '../catalog/catalog.service.js';
+import { activeAgent, agents, agentViews, categories, type AgentView } from '../catalog/catalog.service.js';
 import { DISCLAIMER, PAGE_SIZE } from '../directory/notice.js';
 import { pageParam } from '../directory/query.js';
 import { merchantProfile, OWNER_STATEMENT_ATTRIBUTION, searchDirectory, type DirectoryContext } from '../merchants/merchants.service.js';
@@ -57,6 +57,9 @@ import { REACH_STEP_WORDS } from '../aggregation/reach.js';
 import type { FunnelTaskKey } from '../aggregation/constants.js';
 import { Refusal } from '../../errors.js';
 import { formatDate } from '../../dates.js';
+import { CLAIM_RULES } from '../claims/rules.js';
+import { METHOD_SHORT } from '../claims/proof.js';
+import { checkerUserAgent } from '../../outbound/fetcher.js';
 
 export interface SitePagesDeps {
   config: Config;
@@ -71,6 +74,8 @@ export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], strin
   reach: 'How far the agent gets (needs an agent)',
   rating: 'Rating (needs an agent)',
 };
+
+/** How a verified claim was proved, after "verified by". */
 
 /** Days counted as "recent" in an agent page's overview. */
 export const AGENT_OVERVIEW_DAYS = 30;
@@ -130,7 +135,17 @@ export function sitePageHandlers(deps: SitePagesDeps) {
   async function renderDirectory(
     req: Request,
     res: Response,
-    view: { scope: Scope; basePath: string; title: string; heading: string; intro: string; agent?: AgentRow; category?: { id: string; name: string; slug: string } },
+    view: {
+      scope: Scope;
+      basePath: string;
+      title: string;
+      heading: string;
+      intro: string;
+      agent?: AgentRow;
+      /** An agent page's vendor: its website, claim and statement. */
+      vendor?: AgentView;
+      category?: { id: string; name: string; slug: string };
+    },
   ): Promise<void> {
     const c = ctx();
     const raw = { ...(req.query as Record<string, unknown>) };
@@ -224,6 +239,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       ...viewHelpers,
       ...view,
       agent: view.agent ?? null,
+      vendor: view.vendor ?? null,
+      claimMethodWords: METHOD_SHORT,
       category: view.category ?? null,
       ...locals,
       // The page's own Atom feed, announced in <head> and linked on the page.
@@ -354,6 +371,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         }
         throw error;
       });
+      const [vendor] = await agentViews(ctx(), [agent]);
       await renderDirectory(req, res, {
         scope: { kind: 'agent' },
         basePath: `/agents/${agent.slug}`,
@@ -361,6 +379,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         heading: `${agent.name} by ${agent.vendor}`,
         intro: agent.description ?? '',
         agent,
+        vendor,
       });
     }) as RequestHandler,
 
@@ -394,6 +413,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
           ? { iso: merchant.lastReportedAt, text: formatDate(new Date(merchant.lastReportedAt)), of: 'the date of this merchant’s newest approved report' }
           : null,
         placementLabels: PLACEMENT_LABELS,
+        claimMethodWords: METHOD_SHORT,
         title: merchant.name,
         merchant,
         rows,
@@ -421,6 +441,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         m: methodology(deps.clock.now()),
         disclaimer: DISCLAIMER,
         ownerAttribution: OWNER_STATEMENT_ATTRIBUTION,
+        claimRules: CLAIM_RULES,
+        checkerUserAgent: checkerUserAgent(config.baseUrl),
         sponsoredLabel: SPONSORED_LABEL,
         maxEvidence: MAX_EVIDENCE_REFERENCES,
         pageSize: PAGE_SIZE,

@@ -1,4 +1,5 @@
-// Copy buttons for a freshly issued agent key. External file: the CSP allows no inline script.
+// Copy buttons: a freshly issued agent key, a claim's record, file line and tag. External file:
+// the CSP allows no inline script.
 // A button names the element to copy in data-copy-target and stays hidden without clipboard support.
 for (const button of document.querySelectorAll('button[data-copy-target]')) {
   const target = document.getElementById(button.dataset.copyTarget);
@@ -10,7 +11,7 @@ for (const button of document.querySelectorAll('button[data-copy-target]')) {
       await navigator.clipboard.writeText(target.textContent.trim());
       if (status) status.textContent = 'Copied.';
     } catch {
-      if (status) status.textContent = 'Could not copy: select the key and copy it by hand.';
+      if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
     }
   });
 }

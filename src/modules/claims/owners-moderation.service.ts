@@ -1,0 +1,115 @@
+// The moderators' side of what owners send (issue 34): replies under reports are approved or
+// rejected like reports; a correction of a merchant's details is applied through the same
+// merchant update a moderator makes by hand (its validation, its audit row), or rejected. Each
+// decision has an audit row of its own.
+import { notFound, Refusal } from '../../errors.js';
+import type { FormValues } from '../../forms.js';
+import { UUID_PATTERN } from '../../text.js';
+import { insertAuditEntry, auditJson, type ChangeContext } from '../audit/audit.repository.js';
+import { findMerchant } from '../merchants/merchant-admin.repository.js';
+import { merchantFormValues, updateMerchant } from '../merchants/merchant-admin.service.js';
+import { announceChange } from './claims.repository.js';
+
+const decided = (what: string) =>
+  new Refusal({ kind: 'conflict', code: 'claim-state', title: 'Already decided', detail: `This ${what} was already decided; reload the queue.` });
+
+export async function pendingReplies(ctx: Pick<ChangeContext, 'prisma'>, limit = 100) {
+  return ctx.prisma.reportReply.findMany({
+    where: { status: 'PENDING' },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: limit,
+    select: {
+      id: true,
+      side: true,
+      body: true,
+      createdAt: true,
+      report: { select: { id: true, outcome: true, experience: true, merchant: { select: { name: true, slug: true } }, agent: { select: { name: true } } } },
+    },
+  });
+}
+
+/** Approves or rejects a pending reply (a rejection may say why, to its author). */
+export async function decideReply(ctx: ChangeContext, replyId: string, approve: boolean, feedback: string | null) {
+  const reply = UUID_PATTERN.test(replyId)
+    ? await ctx.prisma.reportReply.findUnique({ where: { id: replyId.toLowerCase() }, select: { id: true, status: true, report: { select: { id: true, merchantId: true } } } })
+    : null;
+  if (!reply) throw notFound('There is no reply with this id.');
+  return ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.reportReply.updateMany({
+      where: { id: reply.id, status: 'PENDING' },
+      data: { status: approve ? 'APPROVED' : 'REJECTED', feedback: approve ? null : feedback, moderatedAt: ctx.now, moderatedById: ctx.actorId },
+    });
+    if (count === 0) throw decided('reply');
+    await insertAuditEntry(tx, {
+      actorId: ctx.actorId,
+      action: approve ? 'reply.approve' : 'reply.reject',
+      targetType: 'reply',
+      targetId: reply.id,
+      reportId: reply.report.id,
+      reason: feedback,
+      now: ctx.now,
+    });
+    if (approve) await announceChange(tx, [reply.report.merchantId]);
+  });
+}
+
+export async function pendingCorrections(ctx: Pick<ChangeContext, 'prisma'>, limit = 100) {
+  return ctx.prisma.correctionRequest.findMany({
+    where: { status: 'PENDING' },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: limit,
+    select: { id: true, proposed: true, note: true, createdAt: true, merchant: { select: { id: true, name: true, slug: true, website: true, category: true, serviceRegions: true } } },
+  });
+}
+
+export interface ProposedCorrection {
+  name?: string;
+  website?: string;
+  category?: string;
+  serviceRegions?: string[];
+}
+
+/**
+ * Applies a correction through the moderators' own merchant update (so its validation and
+ * audit row are the same), then marks it approved; or rejects it. A correction the merchant
+ * form refuses stays pending, with the form's words.
+ */
+export async function decideCorrection(ctx: ChangeContext, correctionId: string, approve: boolean, feedback: string | null) {
+  const correction = UUID_PATTERN.test(correctionId)
+    ? await ctx.prisma.correctionRequest.findUnique({ where: { id: correctionId.toLowerCase() }, select: { id: true, status: true, merchantId: true, proposed: true } })
+    : null;
+  if (!correction) throw notFound('There is no correction with this id.');
+  if (correction.status !== 'PENDING') throw decided('correction');
+  if (approve) {
+    const merchant = await findMerchant(ctx.prisma, correction.merchantId);
+    if (!merchant) throw notFound('The merchant of this correction no longer exists.');
+    const proposed = correction.proposed as ProposedCorrection;
+    const values: FormValues = { ...merchantFormValues(merchant) };
+    if (proposed.name !== undefined) values.name = proposed.name;
+    if (proposed.website !== undefined) values.website = proposed.website;
+    if (proposed.serviceRegions !== undefined) values.serviceRegions = proposed.serviceRegions.join(' ');
+    if (proposed.category !== undefined) {
+      const category = await ctx.prisma.category.findUnique({ where: { slug: proposed.category }, select: { id: true } });
+      if (category) values.categoryId = category.id;
+    }
+    const result = await updateMerchant(ctx, correction.merchantId, values);
+    if (!result.ok) return { ok: false as const, errors: result.errors };
+  }
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.correctionRequest.updateMany({
+      where: { id: correction.id, status: 'PENDING' },
+      data: { status: approve ? 'APPROVED' : 'REJECTED', feedback: approve ? null : feedback, decidedAt: ctx.now, decidedById: ctx.actorId },
+    });
+    if (count === 0) throw decided('correction');
+    await insertAuditEntry(tx, {
+      actorId: ctx.actorId,
+      action: approve ? 'correction.approve' : 'correction.reject',
+      targetType: 'correction',
+      targetId: correction.id,
+      reason: feedback,
+      details: auditJson({ merchantId: correction.merchantId, proposed: correction.proposed }),
+      now: ctx.now,
+    });
+  });
+  return { ok: true as const };
+}
