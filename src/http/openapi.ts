@@ -2,7 +2,7 @@
 // describe responses (OpenAPI 3.1 schemas are JSON Schema 2020-12, which zod emits directly).
 import { z } from 'zod';
 import * as schemas from '../modules/directory/schemas.js';
-import { agentMerchantQuery, merchantQuery } from '../modules/merchants/merchants.schemas.js';
+import { agentMerchantQuery, merchantDetailQuery, merchantQuery } from '../modules/merchants/merchants.schemas.js';
 import { reportQuery } from '../modules/reports/public-reports.schemas.js';
 import { reportReplacement, reportSubmission } from '../modules/reports/submission.schema.js';
 import { pageParam } from '../modules/directory/query.js';
@@ -330,10 +330,13 @@ function paths(baseUrl: string): Record<string, unknown> {
       get: publicRead({
         operationId: 'getMerchant',
         summary: 'A merchant profile with a summary for every active agent',
-        description: 'One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links) for every active agent, tested or not.',
-        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH)],
+        description:
+          'One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links, agent versions and regressions) for every active agent, tested or not. ' +
+          'Summaries count independent reports by default and name self-reported ones (by a verified owner of the shop or vendor of the agent) beside them in `sources` and the verdict; independent=all counts them too.',
+        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH), ...queryParameters(merchantDetailQuery)],
         responses: {
           '200': ok('The merchant.', componentRef('MerchantDetail'), publicHeaders),
+          '400': problem('An invalid value of independent.'),
           '404': problem('No public merchant has this slug or id.'),
         },
       }),
@@ -364,7 +367,9 @@ function paths(baseUrl: string): Record<string, unknown> {
       get: publicRead({
         operationId: 'listReports',
         summary: 'Recent approved reports',
-        description: 'Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries.',
+        description:
+          'Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries. ' +
+          'Independent reports only by default; independent=all adds the self-reported ones (by a verified owner of the shop or vendor of the agent), each marked `selfReported`.',
         parameters: queryParameters(reportQuery),
         responses: { '200': ok('A page of approved reports, newest first.', componentRef('ReportList'), listHeaders) },
       }),

@@ -23,7 +23,7 @@ import {
   type KeyScope,
 } from '../modules/automation/automation.service.js';
 import { activeAgent, agents, categories } from '../modules/catalog/catalog.service.js';
-import { pageParam } from '../modules/directory/query.js';
+import { independentParam, pageParam } from '../modules/directory/query.js';
 import { listEnvelope, notice, ownReportApiUrl } from '../modules/directory/notice.js';
 import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../modules/merchants/merchants.schemas.js';
 import { merchantProfile, searchDirectory, searchDirectoryCompact, type DirectoryContext } from '../modules/merchants/merchants.service.js';
@@ -175,7 +175,13 @@ const READ = { readOnlyHint: true, idempotentHint: true, destructiveHint: false,
 const pageOnly = z.strictObject({ page: pageParam.describe('Page number, from 1; 24 items a page.') });
 const merchantId = z.strictObject({
   slugOrId: z.string().min(1).max(200).describe('The merchant\'s slug (e.g. "example-shop") or id (a UUID), as search_merchants gives them.'),
+  independent: independentParam,
 });
+
+// Issue 37: one sentence for every tool that takes `independent`.
+const INDEPENDENT_RULE =
+  'Statuses and verdicts count independent reports; reports by a verified owner of the shop or vendor of the agent are self-reported: ' +
+  'counted apart (sources) and named in the verdict, or counted too with independent "all".';
 
 const directory = (services: ToolServices): DirectoryContext => ({ prisma: services.prisma, baseUrl: services.baseUrl, now: services.clock.now() });
 
@@ -201,7 +207,7 @@ const searchMerchants = publicTool({
   title: 'Search merchants',
   description:
     'Search the directory of merchants (GET /api/v1/merchants, same filters and answer): q, category, agent, outcome, stage, region, days, ' +
-    `minReports, reaches, task, taskStatus, minConfidence, sort, page, view. 24 merchants a page; total says how many match. ${REACH_FILTERS} ` +
+    `minReports, reaches, task, taskStatus, minConfidence, sort, page, view, independent. 24 merchants a page; total says how many match. ${REACH_FILTERS} ${INDEPENDENT_RULE} ` +
     'reaches, task, taskStatus, minConfidence and sort "reach" or "rating" need agent (or use list_agent_merchants): otherwise a 400 names the rule. ' +
     `Unknown filters and values are refused. ${PAGED} ${DISCLAIMER_RULE}`,
   input: merchantQuery,
@@ -239,13 +245,14 @@ const getMerchant = publicTool({
   description:
     'One merchant\'s profile with a summary for every active agent (GET /api/v1/merchants/{slugOrId}): status per task ' +
     '(ACCESS … PURCHASE), reach, confidence, counts, dates and evidence (report ids: read one with get_report). ' +
+    `Each summary also lists the agent versions reported and any regression (a newer version fails a task an older one passed). ${INDEPENDENT_RULE} ` +
     `Answer: { data: merchant, methodology, disclaimer }, the HTTP body. ${DISCLAIMER_RULE}`,
   input: merchantId,
   output: Answers.merchant,
   annotations: READ,
   async run(services, _caller, args) {
-    const { slugOrId } = queryArgs(merchantId, args);
-    return { data: await merchantProfile(directory(services), slugOrId), ...notice(services) };
+    const { slugOrId, independent } = queryArgs(merchantId, args);
+    return { data: await merchantProfile(directory(services), slugOrId, independent), ...notice(services) };
   },
 });
 
@@ -285,7 +292,8 @@ const listReports = publicTool({
   name: 'list_reports',
   title: 'List recent reports',
   description:
-    'Published (approved) reports, newest first (GET /api/v1/reports, same filters and answer): agent (a slug), merchant (an id), outcome, page. ' +
+    'Published (approved) reports, newest first (GET /api/v1/reports, same filters and answer): agent (a slug), merchant (an id), outcome, page, ' +
+    'independent ("only", the default: independent reports; "all": self-reported ones too, each marked selfReported). ' +
     `Each report: merchant, agent, outcome, capabilityResults, stage, failureReason, testedAt, experience, reportedAt. ${PAGED} ${DISCLAIMER_RULE}`,
   input: reportQuery,
   output: Answers.reportList,

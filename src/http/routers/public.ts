@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import { pageParam } from '../../modules/directory/query.js';
 import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
 import { merchantProfile, searchDirectory, searchDirectoryCompact, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
-import { agentMerchantQuery, merchantQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
+import { agentMerchantQuery, merchantDetailQuery, merchantQuery, type MerchantDetailQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
 import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
@@ -91,8 +91,8 @@ export function publicRouter(deps: PublicDeps): Router {
     sendList(req, res, listEnvelope(deps, data, total, q.page));
   });
 
-  router.get('/merchants/:slugOrId', async (req: Request<{ slugOrId: string }>, res) => {
-    const merchant = await merchantProfile(ctx(), req.params.slugOrId);
+  router.get('/merchants/:slugOrId', validateQuery(merchantDetailQuery), async (req: Request<{ slugOrId: string }>, res) => {
+    const merchant = await merchantProfile(ctx(), req.params.slugOrId, query<MerchantDetailQuery>(res).independent);
     // Built from this merchant alone: other merchants' changes keep it cached.
     cacheScope(res, [merchant.id]);
     res.json({ data: merchant, ...notice(deps) });

@@ -17,7 +17,8 @@ import {
 import { compareNewestFirst, iso, maxOrNull, observationsFor, type EvidenceReport, type Observation } from './observations.js';
 import { computeTaskCapability, type RecentObservation, type TaskAssessment } from './task-status.js';
 import { reachOf, type Reach } from './reach.js';
-import { computeVerdictFacts, type VerdictFacts } from './verdict.js';
+import { computeVerdictFacts, type SelfReportedFacts, type VerdictFacts } from './verdict.js';
+import { versionFacts, type VersionFacts } from './agent-versions.js';
 
 export interface EvidenceReference {
   reportId: string;
@@ -67,12 +68,16 @@ export interface AgentSummary {
   reach: Reach;
   /** What the verdict every surface shows is made of (verdict.ts); additive. */
   verdict: VerdictFacts;
+  /** The agent versions these reports name, the last working one per task, and regressions (agent-versions.ts); additive. */
+  versions: VersionFacts;
 }
 
 export interface SummaryOptions {
   now: Date;
   /** The public link of a report, for evidence references. */
   reportUrl: (reportId: string) => string;
+  /** Self-reported reports beside (or among) these, for the verdict's words (summaries.service.ts). */
+  selfReported?: SelfReportedFacts;
 }
 
 const hasVerdict = (status: CapabilityStatus): boolean => status !== 'unknown' && status !== 'untested';
@@ -132,6 +137,12 @@ const lowestConfidence = (levels: readonly Confidence[]): Confidence =>
 
 const emptyCounts = (): OutcomeCounts => ({ WORKS: 0, PARTIAL: 0, BLOCKED: 0, DOES_NOT_WORK: 0, UNSURE: 0, total: 0 });
 
+/** The regression the verdict names: the first along the funnel (LOGIN last). */
+const firstRegression = (versions: VersionFacts) => {
+  const first = versions.regressions[0];
+  return first ? { task: first.task, workedUpTo: first.workedUpTo, failsSince: first.failsSince } : null;
+};
+
 /**
  * The per-agent summary of one merchant from its approved reports (any order). The output holds
  * no account ids and no Date objects, so it can be stored as JSON and served as is.
@@ -169,6 +180,7 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
     weighted.length === 0 ? 0 : Math.round((weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length) * 10_000) / 10_000;
 
   const reach = reachOf(assessments, reports);
+  const versions = versionFacts(reports, now);
 
   const counts = emptyCounts();
   for (const report of reports) {
@@ -207,6 +219,14 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
     evidence,
     capabilities,
     reach,
-    verdict: computeVerdictFacts({ capabilities: assessments, reach, reports, now }),
+    verdict: computeVerdictFacts({
+      capabilities: assessments,
+      reach,
+      reports,
+      now,
+      selfReported: options.selfReported,
+      regression: firstRegression(versions),
+    }),
+    versions,
   };
 }

@@ -17,7 +17,7 @@
 // either waits for a batch or the batch reads after it; none writes a summary read before a
 // decision that committed.
 import type { Tx } from '../../db/client.js';
-import { announceChanged, lockMerchants, pairsOfMerchants } from './summaries.repository.js';
+import { announceChanged, claimHolderPairs, lockMerchants, pairsOfMerchants } from './summaries.repository.js';
 import { recomputeSummaries, type Pair } from './summaries.service.js';
 
 export type EvidenceScope =
@@ -35,6 +35,22 @@ export async function evidenceChanged(tx: Tx, scope: EvidenceScope, now: Date): 
   // Announced whatever the summaries did: a published report's own fields are public too, and
   // caches must drop these merchants' answers when this commits.
   await announceChanged(tx, merchantIds);
+}
+
+/**
+ * A claim's status changed (verified, lapsed, revoked or reinstated; issue 37): its holder's
+ * approved reports on the claimed merchant or with the claimed agent may have become, or
+ * stopped being, self-reported, so their summaries are recomputed through the one write path,
+ * in the claim change's transaction. Whether a report is self-reported is read from the claims
+ * at recomputation (public-evidence.ts SELF_REPORTED_BY), never stored on the report.
+ */
+export async function claimChanged(
+  tx: Tx,
+  claim: { accountId: string; merchantId: string | null; agentId: string | null },
+  now: Date,
+): Promise<void> {
+  const pairs = await claimHolderPairs(tx, claim);
+  if (pairs.length > 0) await evidenceChanged(tx, { pairs }, now);
 }
 
 export { lockMerchants };

@@ -32,7 +32,17 @@ export interface EvidenceReport {
   createdAt: Date;
   /** The failure reason the report gave, if any: names why an agent stops (reach.ts). */
   failureReason?: FailureReasonKey | null;
+  /** The agent version the report names, as stored (agent-versions.ts trims and orders it). */
+  agentVersion?: string | null;
+  /**
+   * Written by a verified owner of the merchant ('owner') or vendor of the agent ('vendor'):
+   * self-reported evidence, kept out of the community's statuses (summaries.service.ts).
+   */
+  selfReported?: SelfReportedBy | null;
 }
+
+/** Who wrote a self-reported report: the merchant's owner or the agent's vendor (never who in person). */
+export type SelfReportedBy = 'owner' | 'vendor';
 
 /** What one report says about one task. */
 export interface Observation {

@@ -14,3 +14,19 @@ export const IS_PUBLIC_REPORT = Prisma.sql`r.status = 'APPROVED'`;
 
 /** `FROM` clause of the summaries of public evidence: `s` the summary, `a` its agent. */
 export const PUBLIC_SUMMARIES = Prisma.sql`merchant_agent_summaries s JOIN agents a ON a.id = s.agent_id AND a.active`;
+
+/**
+ * Who wrote report `r`, when it is self-reported (issue 37): 'owner' when its author holds a
+ * claim of the report's merchant, 'vendor' when of the report's agent, else NULL. A claim counts
+ * once it has been verified and for as long as it is not revoked: verified, in grace, or lapsed.
+ * A lapse does not hand an owner's reports back to the community's count (letting a proof lapse
+ * must not be a way to have one's own reports counted); a moderator's revocation says the claim
+ * was not the holder's to make, so it does. Said once: the summaries, the public reports and the
+ * moderators' signals all read it.
+ */
+export const SELF_REPORTED_BY = Prisma.sql`(CASE
+  WHEN EXISTS (SELECT 1 FROM claims sc WHERE sc.account_id = r.account_id AND sc.merchant_id = r.merchant_id
+                  AND sc.status IN ('VERIFIED', 'GRACE', 'LAPSED') AND sc.verified_at IS NOT NULL) THEN 'owner'
+  WHEN EXISTS (SELECT 1 FROM claims sc WHERE sc.account_id = r.account_id AND sc.agent_id = r.agent_id
+                  AND sc.status IN ('VERIFIED', 'GRACE', 'LAPSED') AND sc.verified_at IS NOT NULL) THEN 'vendor'
+END)`;

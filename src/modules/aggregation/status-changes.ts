@@ -8,6 +8,7 @@ import { TASKS } from './constants.js';
 export interface StatusSnapshot {
   status: CapabilityStatus;
   capabilities?: Partial<Record<TaskKey, { status: CapabilityStatus }>>;
+  versions?: { regressions?: Array<{ task: TaskKey; workedUpTo: string; failsSince: string }> };
 }
 
 export interface StatusChange {
@@ -15,8 +16,10 @@ export interface StatusChange {
   agentId: string;
   /** A task key, or null for the agent's overall status on the merchant. */
   task: TaskKey | null;
-  fromStatus: CapabilityStatus;
-  toStatus: CapabilityStatus;
+  /** "status" (default), or "regression": from the version that worked to the one since which it fails. */
+  kind?: 'status' | 'regression';
+  fromStatus: string;
+  toStatus: string;
 }
 
 const counts = (status: CapabilityStatus | undefined): status is CapabilityStatus => status !== undefined && status !== 'untested';
@@ -28,5 +31,10 @@ export function statusChanges(pair: { merchantId: string; agentId: string }, bef
   };
   compare(null, before.status, after.status);
   for (const task of TASKS) compare(task, before.capabilities?.[task]?.status, after.capabilities?.[task]?.status);
+  // A regression is news when it is new: a task that had none, or one failing since another version.
+  const known = new Set((before.versions?.regressions ?? []).map((r) => `${r.task}:${r.failsSince}`));
+  for (const r of after.versions?.regressions ?? []) {
+    if (!known.has(`${r.task}:${r.failsSince}`)) changes.push({ ...pair, task: r.task, kind: 'regression', fromStatus: r.workedUpTo, toStatus: r.failsSince });
+  }
   return changes;
 }

@@ -2,8 +2,8 @@
 // The only place where aggregation talks to the database.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/client.js';
-import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from './public-evidence.js';
-import type { EvidenceReport } from './observations.js';
+import { IS_PUBLIC_REPORT, PUBLIC_REPORTS, SELF_REPORTED_BY } from './public-evidence.js';
+import type { EvidenceReport, SelfReportedBy } from './observations.js';
 import type { Facets } from './facets.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from './constants.js';
 import type { StatusChange, StatusSnapshot } from './status-changes.js';
@@ -14,7 +14,9 @@ export interface SummaryRow {
   agentId: string;
   summary: unknown;
   rating: number;
+  /** Independent reports (the community's); self-reported ones are counted apart. */
   reportCount: number;
+  selfReportedCount: number;
   lastReportedAt: Date | null;
   facets: Facets;
   /** The reach's ladder level (0-6) and confidence rank (0 low, 1 medium, 2 high), for filters and sort=reach. */
@@ -37,6 +39,8 @@ interface EvidenceRow {
   failure_reason: FailureReasonKey | null;
   tested_at: Date | null;
   created_at: Date;
+  agent_version: string | null;
+  self_reported: SelfReportedBy | null;
 }
 
 const toEvidence = (row: EvidenceRow): EvidenceReport => ({
@@ -48,6 +52,8 @@ const toEvidence = (row: EvidenceRow): EvidenceReport => ({
   failureReason: row.failure_reason,
   testedAt: row.tested_at,
   createdAt: row.created_at,
+  agentVersion: row.agent_version,
+  selfReported: row.self_reported,
 });
 
 /**
@@ -63,7 +69,8 @@ export async function loadEvidence(
   const rows = await db.$queryRaw<EvidenceRow[]>`
     SELECT r.id, r.account_id, r.merchant_id, r.agent_id, r.outcome::text AS outcome,
            r.capability_results, r.stage::text AS stage,
-           r.failure_reason::text AS failure_reason, r.tested_at, r.created_at
+           r.failure_reason::text AS failure_reason, r.tested_at, r.created_at,
+           r.agent_version, ${SELF_REPORTED_BY} AS self_reported
       FROM ${PUBLIC_REPORTS}
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
@@ -101,6 +108,7 @@ export async function replaceSummaries(
       s: r.summary,
       r: r.rating,
       n: r.reportCount,
+      sr: r.selfReportedCount,
       l: r.lastReportedAt?.toISOString() ?? null,
       f: r.facets,
       rl: r.reachLevel,
@@ -111,9 +119,9 @@ export async function replaceSummaries(
   );
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
-           (merchant_id, agent_id, summary, rating, report_count, last_reported_at, facets,
+           (merchant_id, agent_id, summary, rating, report_count, self_reported_count, last_reported_at, facets,
             reach_level, reach_confidence, status_tokens, status_bits, computed_at)
-    SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int,
+    SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int, (e->>'sr')::int,
            (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
            ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
@@ -197,12 +205,20 @@ export async function lockMerchants(db: Db, merchantIds: readonly string[]): Pro
  */
 export function countPublicReports(
   count: (query: Prisma.Sql) => Promise<number>,
-  f: { agentId?: string; merchantId?: string; outcome?: OutcomeKey },
+  f: { agentId?: string; merchantId?: string; outcome?: OutcomeKey; independent?: 'only' | 'all' },
 ): Promise<number> {
   const filters: Prisma.Sql[] = [Prisma.sql`true`];
   if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
-  const counted = f.outcome ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)` : Prisma.sql`s.report_count`;
+  // Independent reports by default; with independent=all the self-reported ones too (counted apart in each summary).
+  const all = f.independent === 'all';
+  const counted = f.outcome
+    ? all
+      ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int + coalesce((s.summary->'selfReportedCounts'->>${f.outcome})::int, 0))`
+      : Prisma.sql`((s.summary->'counts'->>${f.outcome})::int)`
+    : all
+      ? Prisma.sql`(s.report_count + s.self_reported_count)`
+      : Prisma.sql`s.report_count`;
   return count(Prisma.sql`
     SELECT coalesce(sum(${counted}), 0)::int AS n FROM merchant_agent_summaries s
      WHERE ${Prisma.join(filters, ' AND ')}`);
@@ -265,6 +281,7 @@ export async function storedSummaries(
       summary: StatusSnapshot;
       rating: number;
       report_count: number;
+      self_reported_count: number;
       last_reported_at: Date | null;
       facets: Facets;
       reach_level: number;
@@ -273,7 +290,7 @@ export async function storedSummaries(
       status_bits: bigint;
     }>
   >`
-    SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.last_reported_at, s.facets,
+    SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.self_reported_count, s.last_reported_at, s.facets,
            s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits
       FROM merchant_agent_summaries s
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
@@ -286,6 +303,7 @@ export async function storedSummaries(
         summary: r.summary,
         rating: r.rating,
         reportCount: r.report_count,
+        selfReportedCount: r.self_reported_count,
         lastReportedAt: r.last_reported_at,
         facets: r.facets,
         reachLevel: r.reach_level,
@@ -313,5 +331,25 @@ export async function touchSummaries(db: Db, pairs: ReadonlyArray<{ merchantId: 
 
 export async function recordStatusChanges(db: Db, changes: readonly StatusChange[], at: Date): Promise<void> {
   if (changes.length === 0) return;
-  await db.statusChange.createMany({ data: changes.map((c) => ({ ...c, changedAt: at })) });
+  await db.statusChange.createMany({ data: changes.map((c) => ({ ...c, kind: c.kind ?? 'status', changedAt: at })) });
+}
+
+/**
+ * The merchant+agent pairs a claim's holder has approved reports on: of the claimed merchant,
+ * or with the claimed agent. Their summaries change when the claim starts or stops making those
+ * reports self-reported.
+ */
+export async function claimHolderPairs(
+  db: Db,
+  claim: { accountId: string; merchantId: string | null; agentId: string | null },
+): Promise<Array<{ merchantId: string; agentId: string }>> {
+  const subject = claim.merchantId
+    ? Prisma.sql`merchant_id = ${claim.merchantId}::uuid`
+    : claim.agentId
+      ? Prisma.sql`agent_id = ${claim.agentId}::uuid`
+      : Prisma.sql`false`;
+  const rows = await db.$queryRaw<Array<{ merchant_id: string; agent_id: string }>>`
+    SELECT DISTINCT merchant_id, agent_id FROM reports
+     WHERE account_id = ${claim.accountId}::uuid AND status = 'APPROVED' AND ${subject}`;
+  return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
 }

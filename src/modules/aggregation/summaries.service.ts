@@ -3,7 +3,8 @@
 // deactivating an agent) call recomputeSummaries inside their own transaction.
 import { isDeepStrictEqual } from 'node:util';
 import type { PrismaClient, Db } from '../../db/client.js';
-import { computeAgentSummary, type AgentSummary } from './engine.js';
+import { computeAgentSummary, type AgentSummary, type OutcomeCounts } from './engine.js';
+import type { EvidenceReport } from './observations.js';
 import { reportFacets } from './facets.js';
 import { CONFIDENCE_LEVELS, TASKS } from './constants.js';
 import { statusToken } from './reach.js';
@@ -49,10 +50,49 @@ export function summarize(reports: Parameters<typeof computeAgentSummary>[0], no
   return computeAgentSummary(reports, { now, reportUrl: reportPath });
 }
 
-/** The document stored for a pair: its summary, and beside it its 90-day trend (the merchant detail shows it). */
-export function summaryDocument(reports: Parameters<typeof computeAgentSummary>[0], now: Date) {
-  return { ...summarize(reports, now), trend: trendOf(reports, now) };
+/** How many of a pair's approved reports are independent, and how many self-reported (by the shop's owner or the agent's vendor). */
+export interface EvidenceSources {
+  independent: number;
+  selfReported: number;
+  byOwner: number;
+  byVendor: number;
 }
+
+const outcomeCounts = (reports: readonly EvidenceReport[]): OutcomeCounts => {
+  const counts: OutcomeCounts = { WORKS: 0, PARTIAL: 0, BLOCKED: 0, DOES_NOT_WORK: 0, UNSURE: 0, total: 0 };
+  for (const report of reports) {
+    counts[report.outcome] += 1;
+    counts.total += 1;
+  }
+  return counts;
+};
+
+/**
+ * The document stored for a pair. Its summary (statuses, reach, score, verdict, versions) is
+ * made from the independent reports alone: reports by a verified owner of the merchant or
+ * vendor of the agent (issue 37) are counted beside it (`sources`, `selfReportedCounts`) and
+ * named in the verdict's sentence, never counted in it. `withSelfReported` is the same summary
+ * made from all the approved reports (what `independent=all` shows), present only when some
+ * are self-reported. Beside it, the 90-day trend of the independent reports (the merchant
+ * detail shows it).
+ */
+export function summaryDocument(reports: readonly EvidenceReport[], now: Date) {
+  const independent = reports.filter((r) => !r.selfReported);
+  const self = reports.filter((r) => r.selfReported);
+  const owner = self.filter((r) => r.selfReported === 'owner').length;
+  const sources: EvidenceSources = { independent: independent.length, selfReported: self.length, byOwner: owner, byVendor: self.length - owner };
+  const selfReported = { owner, vendor: self.length - owner };
+  return {
+    ...computeAgentSummary(independent, { now, reportUrl: reportPath, selfReported: { ...selfReported, counted: false } }),
+    sources,
+    selfReportedCounts: outcomeCounts(self),
+    withSelfReported:
+      self.length > 0 ? computeAgentSummary(reports, { now, reportUrl: reportPath, selfReported: { ...selfReported, counted: true } }) : null,
+    trend: trendOf(independent, now),
+  };
+}
+
+export type SummaryDocument = ReturnType<typeof summaryDocument>;
 
 /**
  * A test seam of the background recomputations: called inside the transaction once the
@@ -69,6 +109,7 @@ function sameSummary(stored: StoredSummary, row: SummaryRow): boolean {
   return (
     stored.rating === row.rating &&
     stored.reportCount === row.reportCount &&
+    stored.selfReportedCount === row.selfReportedCount &&
     (stored.lastReportedAt?.getTime() ?? null) === (row.lastReportedAt?.getTime() ?? null) &&
     stored.reachLevel === row.reachLevel &&
     stored.reachConfidence === row.reachConfidence &&
@@ -104,15 +145,18 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       continue;
     }
     const summary = summaryDocument(reports, now);
+    // The filters and sorts read the independent reports only, as the statuses do.
+    const independent = reports.filter((r) => !r.selfReported);
     const row: SummaryRow = {
       ...pair,
       summary,
       rating: summary.rating,
       reportCount: summary.counts.total,
+      selfReportedCount: summary.sources.selfReported,
       // Sorting by "recent" wants the newest report even when it gave no task observation
       // (the summary's dates are null while untested).
-      lastReportedAt: new Date(Math.max(...reports.map((r) => r.createdAt.getTime()))),
-      facets: reportFacets(reports),
+      lastReportedAt: independent.length ? new Date(Math.max(...independent.map((r) => r.createdAt.getTime()))) : null,
+      facets: reportFacets(independent),
       reachLevel: summary.reach.level,
       reachConfidence: CONFIDENCE_LEVELS.indexOf(summary.reach.confidence),
       statusTokens: TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),

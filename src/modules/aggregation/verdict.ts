@@ -123,6 +123,26 @@ export interface VerdictFacts {
   /** The newest report's overall outcome (what an unplaced verdict quotes). */
   newestOutcome: OutcomeKey | null;
   evidence: { reports: number; recent: number; lastTestedOn: string | null };
+  /**
+   * Reports by a verified owner of the shop or vendor of the agent (issue 37), and whether this
+   * verdict counts them (`independent=all`) or only names them beside the community's evidence.
+   * Absent on facts stored before it: none.
+   */
+  selfReported?: SelfReportedFacts;
+  /** A newer agent version fails a step an older one passed (agent-versions.ts); absent or null: none. */
+  regression?: RegressionFacts | null;
+}
+
+export interface SelfReportedFacts {
+  owner: number;
+  vendor: number;
+  counted: boolean;
+}
+
+export interface RegressionFacts {
+  task: TaskKey;
+  workedUpTo: string;
+  failsSince: string;
 }
 
 /** The verdict as every surface shows it. */
@@ -141,6 +161,8 @@ export interface VerdictInput {
   reach: Reach;
   reports: readonly EvidenceReport[];
   now: Date;
+  selfReported?: SelfReportedFacts;
+  regression?: RegressionFacts | null;
 }
 
 /** The ladder step a furthest stage reached (PAYMENT_APPROVAL is still checkout; PURCHASE is the purchase). */
@@ -246,6 +268,8 @@ export function computeVerdictFacts(input: VerdictInput): VerdictFacts {
       recent: reports.filter((r) => observedAtMs(r) >= recentFrom).length,
       lastTestedOn: newest ? dayOf(observedAtMs(newest)) : null,
     },
+    ...(input.selfReported && input.selfReported.owner + input.selfReported.vendor > 0 ? { selfReported: input.selfReported } : {}),
+    ...(input.regression ? { regression: input.regression } : {}),
   };
 }
 
@@ -310,8 +334,36 @@ function unplacedSentence(facts: VerdictFacts): string {
   }
 }
 
-/** The one sentence: how far first, then where it stops and why. */
+/** The words of a task in a regression: the ladder's step words, and login. */
+const taskWords = (task: TaskKey) => (task === 'LOGIN' ? 'login' : REACH_STEP_WORDS[task]);
+
+/** "; worked up to 0.7.1, fails at checkout since 0.7.3": a newer version fails what an older one passed. */
+export function regressionWords(regression: RegressionFacts): string {
+  return `worked up to ${regression.workedUpTo}, fails at ${taskWords(regression.task)} since ${regression.failsSince}`;
+}
+
+/** "2 reports by the vendor", "1 report by the shop's owner and 2 by the vendor". */
+export function selfReportedWords(self: SelfReportedFacts): string {
+  const owner = self.owner > 0 ? `${plural(self.owner, 'report')} by the shop's owner` : '';
+  const vendor = self.vendor > 0 ? (owner ? `${self.vendor} by the vendor` : `${plural(self.vendor, 'report')} by the vendor`) : '';
+  return [owner, vendor].filter(Boolean).join(' and ');
+}
+
+/**
+ * The one sentence: how far first, then where it stops and why; then a regression between
+ * agent versions, and the reports by the shop's owner or the agent's vendor, when there are.
+ */
 export function verdictSentence(facts: VerdictFacts): string {
+  const self = facts.selfReported && facts.selfReported.owner + facts.selfReported.vendor > 0 ? facts.selfReported : null;
+  if (self && !self.counted && facts.evidence.reports === 0) {
+    return `No independent report yet; only ${selfReportedWords(self)}`;
+  }
+  const regression = facts.regression ? `; ${regressionWords(facts.regression)}` : '';
+  const selfWords = self ? `; ${self.counted ? 'including' : 'plus'} ${selfReportedWords(self)}` : '';
+  return `${communitySentence(facts)}${regression}${selfWords}`;
+}
+
+function communitySentence(facts: VerdictFacts): string {
   const tense = tenseOf(facts);
   const say = (past: string, usually: string, present: string) => (tense === 'past' ? past : tense === 'usually' ? usually : present);
   const { furthest, stop } = facts;
@@ -375,7 +427,7 @@ export function verdictOf(facts: VerdictFacts): Verdict {
 }
 
 /** The verdict's fields a compact list carries: all but the steps and what only the detail needs. */
-export const COMPACT_VERDICT_FIELDS = ['colour', 'symbol', 'sentence', 'short', 'evidenceText', 'furthest', 'through', 'stop', 'confidence', 'conflicting', 'evidence'] as const;
+export const COMPACT_VERDICT_FIELDS = ['colour', 'symbol', 'sentence', 'short', 'evidenceText', 'furthest', 'through', 'stop', 'confidence', 'conflicting', 'evidence', 'selfReported', 'regression'] as const;
 export type CompactVerdict = Pick<Verdict, (typeof COMPACT_VERDICT_FIELDS)[number]>;
 
 /** The compact selection of a verdict (the same values, fewer fields). */

@@ -9,6 +9,7 @@ import { notFound, Refusal } from '../../errors.js';
 import type { Fetcher } from '../../outbound/fetcher.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import { insertAuditEntry, type ChangeContext } from '../audit/audit.repository.js';
+import { claimChanged } from '../aggregation/evidence.js';
 import {
   announceChange,
   dueClaims,
@@ -173,7 +174,11 @@ export async function checkClaim(deps: ClaimDeps, accountId: string, id: string,
       checkedAt: now,
       graceUntil: null,
     });
-    if (!wasPublic) await announceClaimChange(tx, claim);
+    if (!wasPublic) {
+      await announceClaimChange(tx, claim);
+      // Its holder's reports on the subject are self-reported from now on (issue 37).
+      await claimChanged(tx, claim, now);
+    }
     return verified;
   });
   return { status: outcome.outcome, method: outcome.method, checkedAt: now.toISOString(), reason: outcome.reason, detail: outcome.detail, tried, claim: updated };
@@ -211,6 +216,9 @@ export async function recheckDueClaims(deps: ClaimDeps, now: Date, limit = RECHE
       if (claim.graceUntil && now >= claim.graceUntil) {
         await updateClaim(tx, claim.id, { status: 'LAPSED', checkedAt: now, graceUntil: null });
         await announceClaimChange(tx, claim);
+        // A lapse keeps its holder's reports self-reported (public-evidence.ts); recomputed anyway,
+        // through the one write path, so the summaries stay what a fresh computation gives.
+        await claimChanged(tx, claim, now);
         lapsed += 1;
         return;
       }
@@ -241,6 +249,8 @@ export async function setClaimRevoked(ctx: ChangeContext, claimId: string, revok
       now: ctx.now,
     });
     await announceClaimChange(tx, claim);
+    // A revoked claim no longer makes its holder's reports self-reported; reinstated, it does again.
+    await claimChanged(tx, claim, ctx.now);
     return updated;
   });
 }

@@ -18,3 +18,17 @@ export const pageParam = intParam(1, MAX_PAGE).optional().default(1);
 export const slugParam = z.string().min(1).max(100).regex(SLUG_PATTERN, 'must be a slug (lowercase letters, digits and hyphens)');
 
 export const uuidParam = z.string().regex(UUID_PATTERN, 'must be an id (a UUID)').transform((s) => s.toLowerCase());
+
+/** Which reports statuses and lists count (issue 37): the independent ones (default), or all, self-reported ones included. */
+export const INDEPENDENT_VALUES = ['only', 'all'] as const;
+export type Independent = (typeof INDEPENDENT_VALUES)[number];
+
+export const independentParam = z
+  .enum(INDEPENDENT_VALUES)
+  .optional()
+  .default('only')
+  .describe(
+    'only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them ' +
+      '(reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. ' +
+      'Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports.',
+  );

@@ -147,6 +147,23 @@ export const Verdict = z
     conflicting: z.boolean().describe('Recent reports disagree on a step the verdict rests on.'),
     login: CapabilityStatus.describe('LOGIN\'s status, beside the ladder.'),
     newestOutcome: Outcome.nullable().describe('The newest report\'s overall outcome.'),
+    selfReported: z
+      .object({
+        owner: z.int().min(0).describe('Approved reports by the shop\'s verified owner.'),
+        vendor: z.int().min(0).describe('Approved reports by the agent\'s verified vendor.'),
+        counted: z.boolean().describe('false: the verdict is the independent reports\' and only names these (the default); true: it counts them (independent=all).'),
+      })
+      .optional()
+      .describe('Self-reported reports, when there are: by a verified owner of the shop or vendor of the agent. The sentence says "plus N reports by the vendor" (or "including", when counted).'),
+    regression: z
+      .object({
+        task: Task,
+        workedUpTo: z.string().describe('The newest agent version seen working at the task.'),
+        failsSince: z.string().describe('The version since which every version with a result fails it.'),
+      })
+      .nullable()
+      .optional()
+      .describe('A newer agent version fails a task an older one passed, within the regression window: the sentence says "worked up to 0.7.1, fails at checkout since 0.7.3".'),
     evidence: z.object({
       reports: z.int().min(0).describe('Approved reports of this agent here.'),
       recent: z.int().min(0).describe('Of them, tested (else reported) in the last 90 days.'),
@@ -171,9 +188,51 @@ export const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
   .meta({ id: 'AgentRef' });
 
+export const EvidenceSources = z
+  .object({
+    independent: z.int().min(0).describe('Approved reports by people with no verified claim on the shop or the agent: what statuses, reach, scores and the verdict count by default.'),
+    selfReported: z.int().min(0).describe('Approved reports by a verified owner of the shop or vendor of the agent; independent + selfReported = all approved reports.'),
+    byOwner: z.int().min(0),
+    byVendor: z.int().min(0),
+  })
+  .meta({ id: 'EvidenceSources', description: 'Independent and self-reported reports side by side.' });
+
+const VersionSeen = z.object({
+  version: z.string().describe('agentVersion as reported, trimmed.'),
+  reports: z.int().min(1),
+  lastSeenOn: isoDate.describe('The newest test date naming it (else its report date).'),
+});
+
+export const Regression = z
+  .object({
+    task: Task,
+    workedUpTo: z.string().describe('The newest version seen working at the task within the window.'),
+    failsSince: z.string().describe('The oldest version since which every version with a result failed it.'),
+    newest: z.string().describe('The newest version that failed it.'),
+    since: isoDate.describe('The date of the oldest failing run of those versions.'),
+    evidence: z.object({
+      working: z.array(z.uuid()).max(5).describe('Reports that saw workedUpTo work (public report ids).'),
+      failing: z.array(z.uuid()).max(5).describe('Reports that saw the newer versions fail.'),
+    }),
+  })
+  .meta({ id: 'Regression', description: 'A newer agent version fails a task that an older version passed, within the regression window (see /how-it-works#versions).' });
+
+export const AgentVersions = z
+  .object({
+    seen: z.array(VersionSeen).max(20).describe('Versions named by the reports, most recently seen first.'),
+    tasks: z
+      .partialRecord(Task, z.object({ lastWorking: z.object({ version: z.string(), on: isoDate }).nullable() }))
+      .describe('Per task: the newest version seen working, and when.'),
+    regressions: z.array(Regression),
+  })
+  .meta({ id: 'AgentVersions', description: 'Agent versions at this merchant (semantic versions compared as such, other strings as text; see /how-it-works#versions).' });
+
 export const AgentSummary = z
   .object({
     agent: AgentRef,
+    independent: z.enum(['only', 'all']).describe('Which reports this summary counts: only the independent ones (the default), or all, self-reported ones included (independent=all).'),
+    sources: EvidenceSources,
+    versions: AgentVersions,
     label: z.string().describe('The verdict\'s sentence.'),
     verdict: Verdict,
     reach: Reach,
@@ -226,7 +285,7 @@ export const Merchant = z
       })
       .nullable(),
     claim: Claimed.nullable().describe('The owner\'s verified claim of the website; null when no claim is verified.'),
-    reportCount: z.int().min(0).describe('Approved reports of active agents.'),
+    reportCount: z.int().min(0).describe('Approved independent reports of active agents (self-reported ones are counted in each agent\'s sources).'),
     lastReportedAt: isoDateTime.nullable(),
     agents: z.array(AgentSummary),
   })
@@ -242,6 +301,8 @@ const CompactVerdict = Verdict.pick(Object.fromEntries(COMPACT_VERDICT_FIELDS.ma
 const CompactAgentSummary = z
   .object({
     agent: z.object({ id: z.uuid(), slug: z.string(), name: z.string(), url }),
+    independent: z.enum(['only', 'all']),
+    sources: EvidenceSources,
     label: z.string().describe('The verdict\'s sentence.'),
     verdict: CompactVerdict,
     reach: Reach,
@@ -319,6 +380,8 @@ export const PublicReport = z
     task: z.string().nullable(),
     experience: z.string().nullable(),
     reportedAt: isoDateTime,
+    selfReported: z.boolean().describe('Written by a verified owner of the merchant or vendor of the agent. Shown, never counted in statuses, reach, scores or verdicts by default (see independent=).'),
+    selfReportedBy: z.enum(['owner', 'vendor']).nullable().describe('Which: the shop\'s owner or the agent\'s vendor (never who in person); null when independent.'),
     replies: z
       .array(z.object({ from: z.enum(['owner', 'vendor']), body: z.string(), repliedAt: isoDateTime, attribution: z.string() }))
       .describe('Approved replies of the merchant\'s verified owner or the agent\'s verified vendor, oldest first: their view, never evidence, and they never change the report.'),

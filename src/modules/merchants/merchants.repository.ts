@@ -276,7 +276,7 @@ export async function summariesFor(
       FROM ${PUBLIC_SUMMARIES}
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
-       AND s.report_count > 0`;
+       AND (s.report_count > 0 OR s.self_reported_count > 0)`;
   return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../aggregation/constants.js';
-import { intParam, pageParam, slugParam } from '../directory/query.js';
+import { independentParam, intParam, pageParam, slugParam } from '../directory/query.js';
 import { storable } from '../../text.js';
 
 export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating', 'reach'] as const;
@@ -69,6 +69,7 @@ const merchantFilters = {
       'Sponsored listings come first.',
   ),
   page: pageParam,
+  independent: independentParam,
   view: z.enum(MERCHANT_VIEWS).optional().default('standard')
     .describe('standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only.'),
 };
@@ -107,3 +108,7 @@ export const merchantQuery = z
 export const agentMerchantQuery = z.strictObject(merchantFilters).superRefine(combinationRules(true));
 
 export type MerchantQuery = z.output<typeof merchantQuery>;
+
+/** GET /merchants/{slugOrId}: which reports its summaries count (other parameters are ignored, as they always were). */
+export const merchantDetailQuery = z.object({ independent: independentParam });
+export type MerchantDetailQuery = z.output<typeof merchantDetailQuery>;

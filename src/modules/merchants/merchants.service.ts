@@ -7,7 +7,9 @@ import type { AgentSummary } from '../aggregation/engine.js';
 import { reachLevelOf, reachOf } from '../aggregation/reach.js';
 import { compactVerdict, summaryVerdict } from '../aggregation/verdict.js';
 import { statusMask } from '../aggregation/status-bits.js';
-import { summarize } from '../aggregation/summaries.service.js';
+import { summarize, type EvidenceSources } from '../aggregation/summaries.service.js';
+import type { VersionFacts } from '../aggregation/agent-versions.js';
+import type { Independent } from '../directory/query.js';
 import type { AgentTrend } from '../aggregation/trends.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
@@ -75,7 +77,24 @@ function verdictAndReach(summary: AgentSummary) {
   return { verdict, reach: { ...reach, label: verdict.sentence, tone: verdict.colour } };
 }
 
-function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, shape: 'detail' | 'list' = 'detail') {
+/** A summary as stored (summaries.service.ts summaryDocument); older rows may lack the issue-37 parts. */
+export type StoredSummaryDocument = AgentSummary & { sources?: EvidenceSources; withSelfReported?: AgentSummary | null; versions?: VersionFacts };
+
+const NO_VERSIONS: VersionFacts = { seen: [], tasks: {}, regressions: [] };
+
+/**
+ * The summary a reader asked for: made from the independent reports (the default), or from all
+ * of them (independent=all), which differs only where some are self-reported; and the two
+ * counts side by side.
+ */
+export function summaryFor(stored: StoredSummaryDocument, independent: Independent = 'only') {
+  const summary = independent === 'all' && stored.withSelfReported ? stored.withSelfReported : stored;
+  const sources: EvidenceSources = stored.sources ?? { independent: stored.counts.total, selfReported: 0, byOwner: 0, byVendor: 0 };
+  return { summary, sources, versions: summary.versions ?? NO_VERSIONS };
+}
+
+function agentSummaryView(links: Links, agent: AgentRow, stored: StoredSummaryDocument, shape: 'detail' | 'list' = 'detail', independent: Independent = 'only') {
+  const { summary, sources, versions } = summaryFor(stored, independent);
   const absolute = <T extends { url: string }>(refs: T[]) =>
     refs.map((ref) => ({ ...ref, url: ref.url.startsWith('/') ? `${links.baseUrl}${ref.url}` : ref.url }));
   const items = shape === 'list' ? LIST_ITEMS_PER_TASK : Infinity;
@@ -96,6 +115,10 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
   const { verdict, reach } = verdictAndReach(summary);
   return {
     agent: agentRef(links, agent),
+    independent,
+    // Independent and self-reported reports side by side (issue 37).
+    sources,
+    versions,
     // The verdict every surface shows (aggregation/verdict.ts); its sentence is the label.
     label: verdict.sentence,
     verdict,
@@ -114,10 +137,13 @@ function agentSummaryView(links: Links, agent: AgentRow, summary: AgentSummary, 
   };
 }
 
-function compactSummaryView(links: Links, agent: AgentRow, summary: AgentSummary) {
+function compactSummaryView(links: Links, agent: AgentRow, stored: StoredSummaryDocument, independent: Independent = 'only') {
+  const { summary, sources } = summaryFor(stored, independent);
   const { verdict, reach } = verdictAndReach(summary);
   return {
     agent: { id: agent.id, slug: agent.slug, name: agent.name, url: agentPageUrl(links, agent.slug) },
+    independent,
+    sources,
     label: verdict.sentence,
     verdict: compactVerdict(verdict),
     reach,
@@ -193,7 +219,7 @@ async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scope
 export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, options: { countSponsored?: boolean } = {}) {
   const { total, sponsored, merchants } = await searchSummaries(ctx, query, scopedAgent, options.countSponsored);
   const data = merchants.map(({ row, summaries }) =>
-    merchantView(ctx, row, summaries.map(({ agent, summary }) => agentSummaryView(ctx, agent, summary, 'list'))),
+    merchantView(ctx, row, summaries.map(({ agent, summary }) => agentSummaryView(ctx, agent, summary, 'list', query.independent))),
   );
   return { total, sponsored, data };
 }
@@ -202,7 +228,7 @@ export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuer
 export async function searchDirectoryCompact(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   const { total, merchants } = await searchSummaries(ctx, query, scopedAgent);
   const data = merchants.map(({ row, summaries }) =>
-    compactMerchantView(ctx, row, summaries.map(({ agent, summary }) => compactSummaryView(ctx, agent, summary))),
+    compactMerchantView(ctx, row, summaries.map(({ agent, summary }) => compactSummaryView(ctx, agent, summary, query.independent))),
   );
   return { total, data };
 }
@@ -262,7 +288,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     row,
     summaries: summaries
       .filter((s) => s.merchantId === row.id && agentsById.has(s.agentId))
-      .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as AgentSummary }))
+      .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as StoredSummaryDocument }))
       .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
   }));
   return { total, sponsored, merchants };
@@ -271,20 +297,20 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
 const trendOfSummary = (summary: AgentSummary | undefined): AgentTrend | null => (summary as { trend?: AgentTrend } | undefined)?.trend ?? null;
 
 /** GET /merchants/:slugOrId: every active agent, untested ones included. */
-export async function merchantProfile(ctx: DirectoryContext, slugOrId: string) {
+export async function merchantProfile(ctx: DirectoryContext, slugOrId: string, independent: Independent = 'only') {
   const key = UUID_PATTERN.test(slugOrId) ? { id: slugOrId.toLowerCase() } : SLUG_PATTERN.test(slugOrId) ? { slug: slugOrId } : null;
   if (!key) throw notFound('No public merchant has this slug or id.');
   const [row, agents] = await Promise.all([findPublicMerchant(ctx.prisma, key, ctx.now), listActiveAgents(ctx.prisma)]);
   if (!row) throw notFound('No public merchant has this slug or id.');
   const stored = new Map(
-    (await summariesFor(ctx.prisma, [row.id], undefined, { trend: true })).map((s) => [s.agentId, s.summary as AgentSummary]),
+    (await summariesFor(ctx.prisma, [row.id], undefined, { trend: true })).map((s) => [s.agentId, s.summary as StoredSummaryDocument]),
   );
   const untested = summarize([], ctx.now);
   return merchantView(
     ctx,
     row,
     // Each agent's trend (its statuses over the last 90 days, outcomes per month), stored with its summary.
-    agents.map((agent) => ({ ...agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested), trend: trendOfSummary(stored.get(agent.id)) })),
+    agents.map((agent) => ({ ...agentSummaryView(ctx, agent, stored.get(agent.id) ?? untested, 'detail', independent), trend: trendOfSummary(stored.get(agent.id)) })),
   );
 }
 
@@ -302,7 +328,7 @@ export async function merchantPage(ctx: DirectoryContext, afterId: string | null
       row,
       summaries
         .filter((s) => s.merchantId === row.id && agentById.has(s.agentId))
-        .map((s) => agentSummaryView(ctx, agentById.get(s.agentId)!, s.summary as AgentSummary)),
+        .map((s) => agentSummaryView(ctx, agentById.get(s.agentId)!, s.summary as StoredSummaryDocument)),
     ),
   );
 }

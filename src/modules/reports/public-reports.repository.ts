@@ -3,7 +3,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
-import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
+import { IS_PUBLIC_REPORT, PUBLIC_REPORTS, SELF_REPORTED_BY } from '../aggregation/public-evidence.js';
 import { countPublicReports } from '../aggregation/summaries.repository.js';
 
 export interface PublicReportRow {
@@ -25,6 +25,8 @@ export interface PublicReportRow {
   task: string | null;
   experience: string | null;
   createdAt: Date;
+  /** Written by a verified owner of the merchant or vendor of the agent (issue 37); null when independent. */
+  selfReportedBy: 'owner' | 'vendor' | null;
   /** The owners' and vendors' approved replies under it, oldest first (modules/claims). */
   replies: Array<{ side: 'MERCHANT' | 'AGENT'; body: string; at: string }>;
 }
@@ -33,6 +35,8 @@ export interface PublicReportFilter {
   agentId?: string;
   merchantId?: string;
   outcome?: OutcomeKey;
+  /** only: independent reports alone (the default); all: self-reported ones too. */
+  independent?: 'only' | 'all';
   offset: number;
   limit: number;
 }
@@ -43,7 +47,7 @@ const publicColumns = Prisma.sql`
   r.outcome::text AS outcome, r.capability_results AS "capabilityResults", r.stage::text AS stage,
   r.failure_reason::text AS "failureReason", r.human_intervention AS "humanIntervention",
   r.tested_at AS "testedAt", r.agent_version AS "agentVersion", r.region, r.task, r.experience,
-  r.created_at AS "createdAt",
+  r.created_at AS "createdAt", ${SELF_REPORTED_BY} AS "selfReportedBy",
   COALESCE((SELECT json_agg(json_build_object('side', rr.side, 'body', rr.body, 'at', COALESCE(rr.moderated_at, rr.created_at)) ORDER BY rr.created_at, rr.id)
               FROM report_replies rr WHERE rr.report_id = r.id AND rr.status = 'APPROVED'), '[]'::json) AS replies
   FROM ${PUBLIC_REPORTS}`;
@@ -53,6 +57,7 @@ function conditions(f: PublicReportFilter): Prisma.Sql {
   if (f.agentId) list.push(Prisma.sql`r.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) list.push(Prisma.sql`r.merchant_id = ${f.merchantId}::uuid`);
   if (f.outcome) list.push(Prisma.sql`r.outcome = ${f.outcome}::"Outcome"`);
+  if (f.independent !== 'all') list.push(Prisma.sql`${SELF_REPORTED_BY} IS NULL`);
   return Prisma.join(list, ' AND ');
 }
 

@@ -32,6 +32,9 @@ export function reportView(links: Links, row: PublicReportRow) {
     task: row.task,
     experience: row.experience,
     reportedAt: row.createdAt.toISOString(),
+    // Additive (issue 37): by the shop's verified owner or the agent's verified vendor; no identity.
+    selfReported: row.selfReportedBy !== null,
+    selfReportedBy: row.selfReportedBy,
     // Additive: the verified owner's or vendor's reply, moderated; never part of the evidence.
     replies: (row.replies ?? []).map((reply) => ({
       from: SIDE_WORDS[reply.side].who,
@@ -54,6 +57,7 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
     agentId: agent?.id,
     merchantId: query.merchant,
     outcome: query.outcome,
+    independent: query.independent,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,
   }, count);

@@ -33,7 +33,7 @@ import { methodology } from '../aggregation/methodology.js';
 import { resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import { activeAgent, agents, agentViews, categories, type AgentView } from '../catalog/catalog.service.js';
 import { DISCLAIMER, PAGE_SIZE } from '../directory/notice.js';
-import { pageParam } from '../directory/query.js';
+import { independentParam as INDEPENDENT_QUERY, pageParam } from '../directory/query.js';
 import { merchantProfile, OWNER_STATEMENT_ATTRIBUTION, searchDirectory, type DirectoryContext } from '../merchants/merchants.service.js';
 import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
 import { recentReports } from '../reports/public-reports.service.js';
@@ -386,7 +386,13 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     merchant: (async (req, res) => {
       const requested = String(req.params.slug);
       const c = ctx();
-      const merchant = await merchantProfile(c, requested).catch((error: unknown) => {
+      // Issue 37: independent reports alone (the default), or all, self-reported ones included.
+      const independentParam = INDEPENDENT_QUERY.safeParse(typeof req.query.independent === 'string' ? req.query.independent : undefined);
+      if (!independentParam.success) {
+        throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid choice of reports', detail: 'independent must be only or all.' });
+      }
+      const independent = independentParam.data;
+      const merchant = await merchantProfile(c, requested, independent).catch((error: unknown) => {
         if (error instanceof Refusal && error.kind === 'not-found') {
           throw new HttpProblem({ status: 404, code: 'not-found', title: 'Merchant not found', detail: 'No public merchant has this address.' });
         }
@@ -401,7 +407,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid page', detail: 'The page of reports must be a whole number from 1.' });
       }
       const reportsPage = reportsPageParam.data;
-      const reports = await recentReports(c, { merchant: merchant.id, page: reportsPage });
+      const reports = await recentReports(c, { merchant: merchant.id, page: reportsPage, independent });
+      const selfReported = merchant.agents.reduce((n, a) => n + a.sources.selfReported, 0);
       // Built from this merchant alone (its footer dates its own newest report, not the
       // directory's): other merchants' changes keep it cached.
       cacheScope(res, [merchant.id]);
@@ -420,6 +427,9 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         reports,
         reportsPage,
         reportsPages: Math.max(1, Math.ceil(reports.total / PAGE_SIZE)),
+        independent,
+        selfReported,
+        versionRows: merchant.agents.filter((a) => a.versions.seen.length > 0),
         reportHref: `/reports/new?adId=${encodeURIComponent(merchant.id)}`,
         apiUrl: merchant.url,
         feeds: [{ title: `${merchant.name}: new reports and status changes`, href: `/merchants/${merchant.slug}/feed.atom` }],
