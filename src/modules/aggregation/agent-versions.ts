@@ -25,6 +25,10 @@ export const MAX_VERSIONS_LISTED = 20;
 
 export type VersionKind = 'semver' | 'text';
 
+/** The summary's status token of a regression at a task (GIN-indexed beside the "TASK:status" tokens). */
+export const regressionToken = (task: TaskKey) => `REGRESSION:${task}`;
+export const REGRESSION_TOKENS = TASKS.map(regressionToken);
+
 export interface ParsedVersion {
   text: string;
   kind: VersionKind;

@@ -8,6 +8,7 @@ import type { EvidenceReport } from './observations.js';
 import { reportFacets } from './facets.js';
 import { CONFIDENCE_LEVELS, TASKS } from './constants.js';
 import { statusToken } from './reach.js';
+import { regressionToken } from './agent-versions.js';
 import { statusBitsOf } from './status-bits.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
@@ -159,7 +160,11 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       facets: reportFacets(independent),
       reachLevel: summary.reach.level,
       reachConfidence: CONFIDENCE_LEVELS.indexOf(summary.reach.confidence),
-      statusTokens: TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),
+      // Plus "REGRESSION:<TASK>" for each regression (issue 37): the agent page lists those shops through the GIN index.
+      statusTokens: [
+        ...TASKS.map((task) => statusToken(task, summary.capabilities[task].status)),
+        ...summary.versions.regressions.map((r) => regressionToken(r.task)),
+      ],
       statusBits: statusBitsOf(summary.capabilities),
     };
     if (previous && sameSummary(previous, row)) {

@@ -95,15 +95,16 @@ export async function agentVersions(prisma: PrismaClient, agentIds: readonly str
   if (agentIds.length === 0) return byAgent;
   const rows = await prisma.$queryRaw<AgentVersionRow[]>`
     SELECT v."agentId", v.version, v."reportCount", v."lastSeenAt" FROM (
-      SELECT r.agent_id AS "agentId", r.agent_version AS version, count(*)::int AS "reportCount",
+      SELECT r.agent_id AS "agentId", btrim(r.agent_version) AS version, count(*)::int AS "reportCount",
              max(coalesce(r.tested_at::timestamp AT TIME ZONE 'UTC', r.created_at)) AS "lastSeenAt",
              row_number() OVER (
                PARTITION BY r.agent_id
-               ORDER BY max(coalesce(r.tested_at::timestamp AT TIME ZONE 'UTC', r.created_at)) DESC, count(*) DESC, r.agent_version DESC
+               ORDER BY max(coalesce(r.tested_at::timestamp AT TIME ZONE 'UTC', r.created_at)) DESC, count(*) DESC, btrim(r.agent_version) DESC
              ) AS rank
         FROM ${PUBLIC_REPORTS}
-       WHERE ${IS_PUBLIC_REPORT} AND r.agent_version IS NOT NULL AND r.agent_id = ANY(${[...agentIds]}::uuid[])
-       GROUP BY r.agent_id, r.agent_version) v
+       -- Versions are trimmed (issue 37; aggregation/agent-versions.ts): " 0.7.1" is 0.7.1, and a blank one is none.
+       WHERE ${IS_PUBLIC_REPORT} AND btrim(r.agent_version) <> '' AND r.agent_id = ANY(${[...agentIds]}::uuid[])
+       GROUP BY r.agent_id, btrim(r.agent_version)) v
      WHERE v.rank <= ${MAX_AGENT_VERSIONS}
      ORDER BY v."agentId", v.rank`;
   for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);

@@ -6,7 +6,7 @@ import { MAX_AGENT_VERSIONS } from './catalog.repository.js';
 
 export const AgentVersion = z
   .object({
-    version: z.string().describe("The agentVersion as reports give it: the vendor's own string, compared exactly."),
+    version: z.string().describe("The agentVersion as reports give it, trimmed: the vendor's own string."),
     reportCount: z.int().min(1).describe('Public approved reports naming this version.'),
     lastSeenAt: z.iso.datetime({ offset: true }).describe('The newest of those reports: its test date (midnight UTC), else its report date.'),
   })

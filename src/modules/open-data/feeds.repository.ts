@@ -2,7 +2,7 @@
 // current verdict of the merchant and agent pairs their entries name.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
-import type { CapabilityStatus, TaskKey } from '../aggregation/constants.js';
+import type { TaskKey } from '../aggregation/constants.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import type { StoredForVerdict } from '../aggregation/verdict.js';
 
@@ -15,8 +15,10 @@ export interface StatusChangeRow {
   agentSlug: string;
   agentName: string;
   task: TaskKey | null;
-  fromStatus: CapabilityStatus;
-  toStatus: CapabilityStatus;
+  /** "status": fromStatus and toStatus are statuses; "regression" (issue 37): the version that worked and the one since which it fails. */
+  kind: 'status' | 'regression';
+  fromStatus: string;
+  toStatus: string;
   changedAt: Date;
 }
 
@@ -31,7 +33,7 @@ export async function latestStatusChanges(
   if (scope.categoryId) list.push(Prisma.sql`m.category_id = ${scope.categoryId}::uuid`);
   return prisma.$queryRaw<StatusChangeRow[]>`
     SELECT c.id, c.merchant_id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
-           c.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName", c.task, c.from_status AS "fromStatus",
+           c.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName", c.task, c.kind, c.from_status AS "fromStatus",
            c.to_status AS "toStatus", c.changed_at AS "changedAt"
       FROM status_changes c
       JOIN merchants m ON m.id = c.merchant_id AND m.is_public
@@ -61,7 +63,7 @@ export async function currentVerdicts(
       FROM ${PUBLIC_SUMMARIES}
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[]) AS p(merchant_id, agent_id)
         ON p.merchant_id = s.merchant_id AND p.agent_id = s.agent_id
-     WHERE s.report_count > 0`;
+     WHERE (s.report_count > 0 OR s.self_reported_count > 0)`;
   return new Map(
     rows.map((row) => {
       // jsonb_build_object keeps absent keys as null; the verdict reads absent as undefined.

@@ -7,7 +7,8 @@ import ejs from 'ejs';
 import { Feed } from 'feed';
 import type { PrismaClient } from '../../db/client.js';
 import { notFound } from '../../errors.js';
-import { CAPABILITY_STATUS_LABELS, OUTCOME_LABELS, TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
+import { CAPABILITY_STATUS_LABELS, OUTCOME_LABELS, TASK_LABELS, TASKS, type CapabilityStatus, type TaskKey } from '../aggregation/constants.js';
+import { REGRESSION_WINDOW_DAYS } from '../aggregation/agent-versions.js';
 import { summaryVerdict } from '../aggregation/verdict.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { agentPageUrl, categoryPageUrl, DISCLAIMER, merchantPageUrl, methodologyUrl, type Links } from '../directory/notice.js';
@@ -98,11 +99,14 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
       );
       return {
         id: `urn:uuid:${report.id}`,
-        title: escapeHtml(`${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}`),
+        title: escapeHtml(`${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}${report.selfReported ? ' (self-reported)' : ''}`),
         link: page,
         date: row.approvedAt,
         content: [
           `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
+          report.selfReported
+            ? `<p><strong>Self-reported:</strong> by ${report.selfReportedBy === 'owner' ? 'the shop’s verified owner' : 'the agent’s verified vendor'}; not counted in the statuses.</p>`
+            : '',
           tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
           report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
           verdictNow(row),
@@ -114,8 +118,23 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
     ...changes.map((change): Entry => {
       const page = merchantPageUrl(deps, change.merchantSlug);
       const what = change.task ? TASK_LABELS[change.task as TaskKey] : 'Overall status';
-      const from = CAPABILITY_STATUS_LABELS[change.fromStatus];
-      const to = CAPABILITY_STATUS_LABELS[change.toStatus];
+      if (change.kind === 'regression') {
+        // Issue 37: a newer agent version fails a task an older one passed (agent-versions.ts).
+        return {
+          id: `urn:uuid:${change.id}`,
+          title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} regressed in version ${change.toStatus}`),
+          link: page,
+          date: change.changedAt,
+          content: [
+            `<p>A regression: <strong>${escapeHtml(what)}</strong> for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> worked up to version <strong>${escapeHtml(change.fromStatus)}</strong> and fails since version <strong>${escapeHtml(change.toStatus)}</strong>, by approved reports of the last ${REGRESSION_WINDOW_DAYS} days.</p>`,
+            verdictNow(change),
+            `<p><a href="${escapeHtml(methodologyUrl(deps))}#versions">How versions and regressions are read</a></p>`,
+            `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+          ].join(''),
+        };
+      }
+      const from = CAPABILITY_STATUS_LABELS[change.fromStatus as CapabilityStatus];
+      const to = CAPABILITY_STATUS_LABELS[change.toStatus as CapabilityStatus];
       return {
         id: `urn:uuid:${change.id}`,
         title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`),

@@ -51,7 +51,7 @@ import {
   taskStatusWords,
   viewHelpers,
 } from './present.js';
-import { agentCategoryTallies, agentOverview, categoryTallies, newestApprovedReportAt, STUCK_STATUSES, verdictsOn, type ReachTally } from './site.repository.js';
+import { agentCategoryTallies, agentOverview, agentRegressions, categoryTallies, newestApprovedReportAt, STUCK_STATUSES, verdictsOn, type AgentRegressionRow, type ReachTally } from './site.repository.js';
 import { UNTESTED_FACTS, verdictOf } from '../aggregation/verdict.js';
 import { REACH_STEP_WORDS } from '../aggregation/reach.js';
 import type { FunnelTaskKey } from '../aggregation/constants.js';
@@ -144,6 +144,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       agent?: AgentRow;
       /** An agent page's vendor: its website, claim and statement. */
       vendor?: AgentView;
+      /** An agent page's shops where a newer version fails what an older one passed (issue 37). */
+      regressions?: AgentRegressionRow[];
       category?: { id: string; name: string; slug: string };
     },
   ): Promise<void> {
@@ -240,6 +242,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       ...view,
       agent: view.agent ?? null,
       vendor: view.vendor ?? null,
+      regressions: view.regressions ?? [],
       claimMethodWords: METHOD_SHORT,
       category: view.category ?? null,
       ...locals,
@@ -371,7 +374,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         }
         throw error;
       });
-      const [vendor] = await agentViews(ctx(), [agent]);
+      const [[vendor], regressions] = await Promise.all([agentViews(ctx(), [agent]), agentRegressions(deps.prisma, agent.id)]);
       await renderDirectory(req, res, {
         scope: { kind: 'agent' },
         basePath: `/agents/${agent.slug}`,
@@ -380,6 +383,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         intro: agent.description ?? '',
         agent,
         vendor,
+        regressions,
       });
     }) as RequestHandler,
 

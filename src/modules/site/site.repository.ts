@@ -7,6 +7,7 @@ import { FUNNEL_TASKS, TASKS, type FunnelTaskKey, type TaskKey } from '../aggreg
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS } from '../aggregation/public-evidence.js';
 import { reachLevelOf, statusToken } from '../aggregation/reach.js';
 import { summaryVerdict, type StoredForVerdict, type Verdict } from '../aggregation/verdict.js';
+import { REGRESSION_TOKENS } from '../aggregation/agent-versions.js';
 import { summariesFor } from '../merchants/merchants.repository.js';
 
 /**
@@ -135,4 +136,24 @@ export async function agentCategoryTallies(prisma: PrismaClient, agentId: string
      WHERE s.agent_id = ${agentId}::uuid AND s.report_count > 0
      GROUP BY c.slug`;
   return new Map(rows.map(({ categorySlug, ...tally }) => [categorySlug, tally]));
+}
+
+/** A shop where a newer version of the agent fails a task an older one passed (issue 37). */
+export interface AgentRegressionRow {
+  merchantSlug: string;
+  merchantName: string;
+  regressions: Array<{ task: TaskKey; workedUpTo: string; failsSince: string; newest: string }>;
+}
+
+/**
+ * The public shops where the agent has a regression now, by name (at most `limit`): found
+ * through the summaries' "REGRESSION:<TASK>" status tokens (GIN), then read from their JSON.
+ */
+export async function agentRegressions(prisma: PrismaClient, agentId: string, limit = 50): Promise<AgentRegressionRow[]> {
+  const rows = await prisma.$queryRaw<Array<{ merchantSlug: string; merchantName: string; regressions: string }>>`
+    SELECT m.slug AS "merchantSlug", m.name AS "merchantName", (s.summary -> 'versions' -> 'regressions')::text AS regressions
+      FROM merchant_agent_summaries s JOIN merchants m ON m.id = s.merchant_id AND m.is_public
+     WHERE s.agent_id = ${agentId}::uuid AND s.status_tokens && ${REGRESSION_TOKENS}::text[]
+     ORDER BY m.name, m.id LIMIT ${limit}`;
+  return rows.map((r) => ({ merchantSlug: r.merchantSlug, merchantName: r.merchantName, regressions: JSON.parse(r.regressions) as AgentRegressionRow['regressions'] }));
 }
