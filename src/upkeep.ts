@@ -7,6 +7,7 @@
 import type { Database } from './db/database.js';
 import type { Logger } from './logger.js';
 import { pruneRateLimitCounters } from './modules/limits/counters.js';
+import { clearOldAddressHashes } from './modules/moderation/signals.repository.js';
 import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 import { sweepPending } from './modules/reports/pending-screenshots.js';
@@ -126,6 +127,11 @@ async function upkeepSteps(
   await purgeExpiredSignInTokens(database.prisma, now).catch((error: unknown) => {
     failed('sign-in-prune');
     logger.error({ err: error }, 'sign-in link pruning failed');
+  });
+  // Issue 37: a report's address hash serves the moderators' "same address" signal for a while only.
+  await clearOldAddressHashes(database.prisma, now).catch((error: unknown) => {
+    failed('address-hash-prune');
+    logger.error({ err: error }, 'address hash pruning failed');
   });
   // Owners' claims due for their scheduled re-check (a failed one starts a grace period, and a
   // claim whose grace ended lapses), once across instances, under this pass's lock.

@@ -148,6 +148,7 @@ export function mcpHandler(services: ToolServices): RequestHandler {
       key: res.locals.agentKey ?? null,
       counted: res.locals.rateLimits ?? [],
       onUsage: (usage) => appendRateLimitHeaders(res, usage),
+      address: req.ip,
       log: req.log,
     });
     const transport = new StreamableHTTPServerTransport({

@@ -71,6 +71,8 @@ export interface Caller {
   counted: readonly LimitUsage[];
   /** A submission quota this call used (the router lists it in the RateLimit headers). */
   onUsage(usage: LimitUsage): void;
+  /** The client's address: only its keyed hash is stored with a new report (moderators' signals). */
+  address?: string;
 }
 
 export interface Tool {
@@ -474,7 +476,7 @@ const submitReportTool = privateTool({
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },
   async run(services, caller, key, args) {
     const body = bodyArgs(reportSubmission, args);
-    const submitter = { channel: 'AGENT_KEY' as const, accountId: key.accountId, agentId: key.agentId };
+    const submitter = { channel: 'AGENT_KEY' as const, accountId: key.accountId, agentId: key.agentId, address: caller.address };
     const result = await submitReport(services.submissions, body, submitter, services.clock.now());
     if (result.kind === 'created') caller.onUsage(result.usage);
     const { report } = result;

@@ -33,6 +33,7 @@ export function adminRouter(deps: AdminDeps): Router {
   router.get('/', moderation.overview);
   router.get('/reports', moderation.queue);
   router.post('/reports/bulk-approve', moderation.bulkApprove);
+  router.post('/reports/bulk-reject', moderation.bulkReject);
   router.get('/reports/:id', moderation.report);
   router.post('/reports/:id/approve', moderation.approve);
   router.post('/reports/:id/reject', moderation.reject);

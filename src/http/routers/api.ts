@@ -62,6 +62,7 @@ export function apiRouter(deps: ApiDeps): Router {
     baseUrl: deps.baseUrl,
     browserQuota: deps.quotas.browser,
     agentQuota: deps.quotas.agent,
+    addressSecret: deps.cursorSecret,
   };
   const mounts: Mounts = [
     ['/v1', openApiRouter(deps)],

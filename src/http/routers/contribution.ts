@@ -98,9 +98,10 @@ export function contributionRouter(deps: ContributionDeps): Router {
   const accepting = [noStore, refuseKeyInQuery, authenticate(deps), requireJson, parseJson, validateBody(reportSubmission)];
   const submitterOf = (res: Response): Submitter => {
     const key = res.locals.agentKey;
+    const address = res.req.ip;
     return key
-      ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId }
-      : { channel: 'BROWSER', accountId: res.locals.account!.id };
+      ? { channel: 'AGENT_KEY', accountId: key.accountId, agentId: key.agentId, address }
+      : { channel: 'BROWSER', accountId: res.locals.account!.id, address };
   };
 
   // The dry run: every check of POST /reports, nothing written, no submission quota used (the

@@ -113,7 +113,7 @@ export function mcpRouter(deps: McpDeps): Router {
     baseUrl,
     clock: deps.clock,
     limits: deps.limits,
-    submissions: { prisma, baseUrl, browserQuota: deps.quotas.browser, agentQuota: deps.quotas.agent },
+    submissions: { prisma, baseUrl, browserQuota: deps.quotas.browser, agentQuota: deps.quotas.agent, addressSecret: deps.cursorSecret },
     // The automation API's cursor codecs (same names): a cursor from either door works in the other.
     automation: {
       prisma,

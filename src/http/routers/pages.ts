@@ -75,6 +75,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     dataDir: config.dataDir,
     browserQuota: deps.quotas.browser,
     agentQuota: deps.quotas.agent,
+    addressSecret: config.sessionSecret,
   });
   const myReports = myReportsHandlers({ prisma });
 

@@ -16,6 +16,7 @@ import {
   approveReport,
   approveReports,
   BULK_APPROVE_MAX,
+  rejectReports,
   MODERATION_TEXT_MAX,
   ModerationConflictError,
   ModerationInputError,
@@ -46,6 +47,8 @@ import {
   type ReportDetail,
 } from './queue.repository.js';
 import { AUTHOR_HANDLE_PATTERN, authorHandle } from './author-handle.js';
+import { NEW_ACCOUNT_DAYS, raised, SIGNAL_KEYS, SIGNAL_LABELS, SIGNAL_SCAN_LIMIT } from './signals.js';
+import { signalsOf } from './signals.repository.js';
 import { contentAt, diffContent, editDiffs, type VersionContent } from './revision-diff.js';
 
 const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
@@ -80,7 +83,11 @@ const queueQuery = z.object({
       .regex(AUTHOR_HANDLE_PATTERN, 'An author handle is 10 characters, digits and the letters a to f, as the queue shows it')
       .optional(),
   ),
-  sort: z.preprocess(blankToUndefined, z.enum(QUEUE_SORTS, 'Choose oldest first or newest first').optional()),
+  sort: z.preprocess(blankToUndefined, z.enum(QUEUE_SORTS, 'Choose oldest first, newest first, most signals first or newest accounts first').optional()),
+  signal: z.preprocess(blankToUndefined, z.enum(SIGNAL_KEYS, 'Choose one of the signals listed').optional()),
+  similarTo: z.preprocess(blankToUndefined, z.string().trim().toLowerCase().regex(UUID_PATTERN, 'Not a report id').optional()),
+  // Ticks every report of the page (a burst, after similarTo), so it is decided in one step.
+  select: z.preprocess(blankToUndefined, z.enum(['all'], 'Not a selection').optional()),
   page: z.preprocess(
     blankToUndefined,
     z.string().regex(/^\d+$/, 'Not a page number').transform(Number).pipe(z.number().int().min(1).max(10_000)).default(1),
@@ -114,6 +121,10 @@ const withdrawForm = z.object({
   note: text(MODERATION_TEXT_MAX, 'The note').optional(),
 });
 const notesForm = z.object({ notes: text(MODERATION_TEXT_MAX, 'Notes') });
+/** One feedback for every report of a bulk rejection: each author reads it. */
+const bulkRejectForm = z.object({
+  feedback: requiredText(MODERATION_TEXT_MAX, 'Feedback', 'Tell the authors why the selected reports are rejected: feedback is required'),
+});
 
 type FormName = 'approve' | 'reject' | 'withdraw' | 'notes';
 const DECISION: Record<FormName, string> = { approve: 'approval', reject: 'rejection', withdraw: 'withdrawal', notes: 'change' };
@@ -126,7 +137,7 @@ function safeQueueReturn(value: string | undefined): string {
 
 function queueSearch(query: Record<string, unknown>): FormValues {
   const values: FormValues = {};
-  for (const name of ['status', 'agent', 'merchant', 'category', 'minAgeDays', 'maxAgeDays', 'author', 'sort', 'page']) {
+  for (const name of ['status', 'agent', 'merchant', 'category', 'minAgeDays', 'maxAgeDays', 'author', 'sort', 'signal', 'similarTo', 'select', 'page']) {
     const v = query[name];
     if (typeof v === 'string') values[name] = v;
   }
@@ -142,7 +153,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     const filter: QueueFilter = parsed.success
       ? { ...parsed.data, now: deps.clock.now() }
       : { status: 'PENDING', page: 1, now: deps.clock.now() };
-    const [{ total, rows }, counts, choices] = await Promise.all([queuePage(prisma, filter), queueCounts(prisma), filterChoices(prisma)]);
+    const [{ total, rows, signals, scanned }, counts, choices] = await Promise.all([queuePage(prisma, filter), queueCounts(prisma), filterChoices(prisma)]);
     const pageUrl = (page: number) => {
       const params = new URLSearchParams();
       for (const [k, v] of Object.entries(search)) if (k !== 'page' && v) params.set(k, v);
@@ -173,6 +184,13 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         bulkError,
         bulkMax: BULK_APPROVE_MAX,
         now: deps.clock.now(),
+        // Issue 37: each report's signals, never public.
+        signals,
+        scanned,
+        scanLimit: SIGNAL_SCAN_LIMIT,
+        signalKeys: SIGNAL_KEYS,
+        signalLabels: SIGNAL_LABELS,
+        raised,
       },
       parsed.success ? status : 400,
     );
@@ -195,7 +213,7 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
   ) {
     const report = await reportDetail(prisma, id);
     if (!report) throw notFoundPage('Report');
-    const nextPending = await nextPendingReport(prisma, id);
+    const [nextPending, signals] = await Promise.all([nextPendingReport(prisma, id), signalsOf(prisma, [report.id])]);
     const current = currentContent(report);
     // After a refusal for a changed report: what changed between the revision the moderator
     // reviewed and the one shown now (only fields that changed; none when only a decision moved it).
@@ -215,6 +233,10 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
         reviewedChanges,
         edits: editDiffs(current, report.revisions),
         handle: authorHandle(report.account.id),
+        signals: signals.get(report.id) ?? null,
+        signalLabels: SIGNAL_LABELS,
+        raised,
+        newAccountDays: NEW_ACCOUNT_DAYS,
         forms: {
           approve: form('approve'),
           reject: form('reject'),
@@ -283,6 +305,74 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
     }
   }
 
+  /**
+   * Approves or rejects the selected reports of a list in one step (issue 37: a burst is
+   * rejected with one feedback). Each report is decided at the revision the list showed it at,
+   * in its own transaction with its audit row; the others are listed back.
+   */
+  async function bulkDecide(req: Request, res: Response, kind: 'approve' | 'reject') {
+    const values = formValues(req.body);
+    const returnUrl = safeQueueReturn(values.return);
+    const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
+    // Checkboxes are named ids[] (one name shared by many controls); plain ids works too. Each
+    // value is "<id>@<revision>": the report and the revision the list showed it at.
+    const entries = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
+    const selected = entries.map((entry) => {
+      const at = entry.lastIndexOf('@');
+      const reportId = at < 0 ? entry : entry.slice(0, at);
+      return { reportId, revision: at < 0 ? null : parseRevision(entry.slice(at + 1)) };
+    });
+    const feedback = kind === 'reject' ? bulkRejectForm.safeParse({ feedback: values.feedback ?? '' }) : null;
+    const problem =
+      selected.length === 0
+        ? `Select at least one report to ${kind}.`
+        : selected.length > BULK_APPROVE_MAX || selected.some((s) => !UUID_PATTERN.test(s.reportId))
+          ? `Select at most ${BULK_APPROVE_MAX} reports from this list.`
+          : selected.some((s) => s.revision === null)
+            ? 'The selection did not say which version of each report you reviewed. Here is the list as it is now: select again.'
+            : feedback && !feedback.success
+              ? (zodFieldErrors(feedback.error).feedback ?? 'Give the feedback the authors will read.')
+              : null;
+    if (problem) {
+      await showQueue(req, res, search, 400, problem);
+      return;
+    }
+    const reports = selected.map((s) => ({ reportId: s.reportId, revision: s.revision! }));
+    const result =
+      kind === 'approve'
+        ? await approveReports(prisma, { reports, actorId: actorOf(res), now: deps.clock.now() })
+        : await rejectReports(prisma, { reports, actorId: actorOf(res), feedback: feedback!.data!.feedback, now: deps.clock.now() });
+    const done = 'approved' in result ? result.approved : result.rejected;
+    const verb = kind === 'approve' ? 'Approved' : 'Rejected';
+    const parts = [`${verb} ${done.length} report${done.length === 1 ? '' : 's'}.`];
+    if (result.alreadyModerated.length) {
+      parts.push(
+        `${result.alreadyModerated.length} already moderated by someone else and left as they are: ${result.alreadyModerated
+          .map((r) => `${r.id} (${STATUS_LABEL[r.status].toLowerCase()})`)
+          .join(', ')}.`,
+      );
+    }
+    if (result.changed.length) {
+      parts.push(
+        `${result.changed.length} changed by ${result.changed.length === 1 ? 'its author' : 'their authors'} since the list was shown, so not ${kind === 'approve' ? 'approved' : 'rejected'}: ${result.changed
+          .map((r) => `${r.id} (now the revision of ${r.revision.toISOString()})`)
+          .join(', ')}. Open ${result.changed.length === 1 ? 'it' : 'each'} to review the new content.`,
+      );
+    }
+    if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
+    // The list stays the next step (what is left of it is on the page); the link opens the
+    // next pending report, as after a single decision.
+    const next = await nextPendingReport(prisma);
+    if (!next) parts.push('No pending reports are left.');
+    setFlash(
+      req,
+      result.alreadyModerated.length || result.changed.length || result.notFound.length ? 'error' : 'ok',
+      parts.join(' '),
+      next ? { href: `/admin/reports/${next}`, text: 'Open the next pending report' } : undefined,
+    );
+    res.redirect(303, returnUrl);
+  }
+
   return {
     overview: (async (req, res) => {
       const [counts, oldest, recent] = await Promise.all([queueCounts(prisma), oldestPending(prisma), recentAuditEntries(prisma, 10)]);
@@ -291,62 +381,8 @@ export function moderationHandlers(deps: { prisma: PrismaClient; clock: Clock; d
 
     queue: (async (req, res) => showQueue(req, res, queueSearch(req.query as Record<string, unknown>))) as RequestHandler,
 
-    bulkApprove: (async (req, res) => {
-      const returnUrl = safeQueueReturn(formValues(req.body).return);
-      const search = queueSearch(Object.fromEntries(new URL(returnUrl, 'http://x').searchParams));
-      // Checkboxes are named ids[] (one name shared by many controls); plain ids works too. Each
-      // value is "<id>@<revision>": the report and the revision the list showed it at.
-      const entries = [...formList(req.body, 'ids[]'), ...formList(req.body, 'ids')];
-      const selected = entries.map((entry) => {
-        const at = entry.lastIndexOf('@');
-        const reportId = at < 0 ? entry : entry.slice(0, at);
-        return { reportId, revision: at < 0 ? null : parseRevision(entry.slice(at + 1)) };
-      });
-      const problem =
-        selected.length === 0
-          ? 'Select at least one report to approve.'
-          : selected.length > BULK_APPROVE_MAX || selected.some((s) => !UUID_PATTERN.test(s.reportId))
-            ? `Select at most ${BULK_APPROVE_MAX} reports from this list.`
-            : selected.some((s) => s.revision === null)
-              ? 'The selection did not say which version of each report you reviewed. Here is the list as it is now: select again.'
-              : null;
-      if (problem) {
-        await showQueue(req, res, search, 400, problem);
-        return;
-      }
-      const result = await approveReports(prisma, {
-        reports: selected.map((s) => ({ reportId: s.reportId, revision: s.revision! })),
-        actorId: actorOf(res),
-        now: deps.clock.now(),
-      });
-      const parts = [`Approved ${result.approved.length} report${result.approved.length === 1 ? '' : 's'}.`];
-      if (result.alreadyModerated.length) {
-        parts.push(
-          `${result.alreadyModerated.length} already moderated by someone else and left as they are: ${result.alreadyModerated
-            .map((r) => `${r.id} (${STATUS_LABEL[r.status].toLowerCase()})`)
-            .join(', ')}.`,
-        );
-      }
-      if (result.changed.length) {
-        parts.push(
-          `${result.changed.length} changed by ${result.changed.length === 1 ? 'its author' : 'their authors'} since the list was shown, so not approved: ${result.changed
-            .map((r) => `${r.id} (now the revision of ${r.revision.toISOString()})`)
-            .join(', ')}. Open ${result.changed.length === 1 ? 'it' : 'each'} to review the new content.`,
-        );
-      }
-      if (result.notFound.length) parts.push(`${result.notFound.length} not found.`);
-      // The list stays the next step (what is left of it is on the page); the link opens the
-      // next pending report, as after a single decision.
-      const next = await nextPendingReport(prisma);
-      if (!next) parts.push('No pending reports are left.');
-      setFlash(
-        req,
-        result.alreadyModerated.length || result.changed.length || result.notFound.length ? 'error' : 'ok',
-        parts.join(' '),
-        next ? { href: `/admin/reports/${next}`, text: 'Open the next pending report' } : undefined,
-      );
-      res.redirect(303, returnUrl);
-    }) as RequestHandler,
+    bulkApprove: (async (req, res) => bulkDecide(req, res, 'approve')) as RequestHandler,
+    bulkReject: (async (req, res) => bulkDecide(req, res, 'reject')) as RequestHandler,
 
     report: (async (req, res) => showReport(req, res, idParam(req, 'Report'))) as RequestHandler,
 

@@ -345,6 +345,52 @@ export async function approveReports(prisma: PrismaClient, input: BulkApproveInp
   return result;
 }
 
+export interface BulkRejectInput {
+  reports: readonly BulkSelection[];
+  actorId: string | null;
+  /** Required: every author reads why (the same feedback for each, as one decision on a burst). */
+  feedback: string;
+  note?: string;
+  now: Date;
+}
+
+export interface BulkRejectResult {
+  rejected: string[];
+  alreadyModerated: Array<{ id: string; status: ReportStatus }>;
+  changed: Array<{ id: string; revision: Date }>;
+  notFound: string[];
+}
+
+/**
+ * Rejects each selected report at the revision it was selected at, with one feedback (issue 37:
+ * a moderator acts on a burst in one step). Each is its own transaction, as a single rejection
+ * is (status, audit row, the author's notice); one that someone else moderated first, or that
+ * its author changed since, is reported back and does not undo the others.
+ */
+export async function rejectReports(prisma: PrismaClient, input: BulkRejectInput): Promise<BulkRejectResult> {
+  const feedback = requiredText(input.feedback, 'feedback');
+  const selected = new Map<string, Date>();
+  for (const { reportId, revision } of input.reports) {
+    const id = reportId.trim().toLowerCase();
+    if (id && !selected.has(id)) selected.set(id, revision);
+  }
+  if (selected.size === 0) throw new ModerationInputError('select at least one report');
+  if (selected.size > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
+  const result: BulkRejectResult = { rejected: [], alreadyModerated: [], changed: [], notFound: [] };
+  for (const [reportId, revision] of selected) {
+    try {
+      await rejectReport(prisma, { reportId, revision, actorId: input.actorId, feedback, note: input.note, now: input.now });
+      result.rejected.push(reportId);
+    } catch (error) {
+      if (error instanceof ModerationConflictError) result.alreadyModerated.push({ id: reportId, status: error.currentStatus });
+      else if (error instanceof ReportChangedError) result.changed.push({ id: reportId, revision: error.currentRevision });
+      else if (error instanceof ReportNotFoundError) result.notFound.push(reportId);
+      else throw error;
+    }
+  }
+  return result;
+}
+
 export interface NotesInput {
   reportId: string;
   actorId: string | null;

@@ -4,6 +4,8 @@ import type { Prisma, PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { escapeLike } from '../../db/like.js';
 import { AUTHOR_HANDLE_LENGTH } from './author-handle.js';
+import { raised, signalWeight, SIGNAL_SCAN_LIMIT, type ReportSignals, type SignalKey } from './signals.js';
+import { pendingSimilarTo, signalsOf } from './signals.repository.js';
 
 export const QUEUE_PAGE_SIZE = 50;
 
@@ -26,11 +28,16 @@ export interface QueueFilter {
    * their latest decision, newest first (the default) or oldest first.
    */
   sort?: QueueSort;
+  /** Issue 37: only reports raising this signal (signals.ts). */
+  signal?: SignalKey;
+  /** Issue 37: the pending reports with text near-identical to this report's (a burst), and it. */
+  similarTo?: string;
   page: number;
   now: Date;
 }
 
-export const QUEUE_SORTS = ['oldest', 'newest'] as const;
+/** oldest/newest by date; signals: most signals first (then the largest burst); account-age: newest accounts first. */
+export const QUEUE_SORTS = ['oldest', 'newest', 'signals', 'account-age'] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
 /** The order a list has when none is chosen: the queue oldest first, decisions latest first. */
 export const defaultSort = (status: ReportStatus): QueueSort => (status === 'PENDING' ? 'oldest' : 'newest');
@@ -74,41 +81,60 @@ function queueWhere(f: QueueFilter, authors: string[] | null): Prisma.ReportWher
 // Pending reports by submission (the queue, oldest first unless asked); decided ones by their
 // latest decision (latest first unless asked).
 const queueOrder = (status: ReportStatus, sort: QueueSort): Prisma.ReportOrderByWithRelationInput[] => {
-  const dir = sort === 'oldest' ? 'asc' : 'desc';
+  const dir = sort === 'newest' ? 'desc' : sort === 'oldest' ? 'asc' : status === 'PENDING' ? 'asc' : 'desc';
   return status === 'PENDING'
     ? [{ createdAt: dir }, { id: dir }]
     : [{ moderatedAt: { sort: dir, nulls: 'last' } }, { createdAt: dir }, { id: 'asc' }];
 };
 
-export async function queuePage(prisma: PrismaClient, f: QueueFilter) {
+const QUEUE_SELECT = {
+  id: true,
+  status: true,
+  channel: true,
+  outcome: true,
+  stage: true,
+  experience: true,
+  createdAt: true,
+  updatedAt: true,
+  moderatedAt: true,
+  merchant: { select: { id: true, name: true, slug: true, isPublic: true, categoryRef: { select: { name: true } } } },
+  agent: { select: { name: true, slug: true, active: true } },
+  account: { select: { id: true } },
+  _count: { select: { evidence: true, revisions: true } },
+} as const;
+
+/**
+ * A page of the queue, each report with its signals (signals.ts). A signal filter or sort
+ * reads the signals of the first SIGNAL_SCAN_LIMIT matching reports (in the list's own order)
+ * and filters or orders those.
+ */
+export async function queuePage(prisma: PrismaClient, f: QueueFilter): Promise<{ total: number; rows: QueueRow[]; signals: Map<string, ReportSignals>; scanned: boolean }> {
   const authors = f.author ? await accountsWithHandle(prisma, f.author) : null;
   const where = queueWhere(f, authors);
-  const [total, rows] = await Promise.all([
-    prisma.report.count({ where }),
-    prisma.report.findMany({
-      where,
-      orderBy: queueOrder(f.status, f.sort ?? defaultSort(f.status)),
-      skip: (f.page - 1) * QUEUE_PAGE_SIZE,
-      take: QUEUE_PAGE_SIZE,
-      select: {
-        id: true,
-        status: true,
-        channel: true,
-        outcome: true,
-        stage: true,
-        experience: true,
-        createdAt: true,
-        updatedAt: true,
-        moderatedAt: true,
-        merchant: { select: { id: true, name: true, slug: true, isPublic: true, categoryRef: { select: { name: true } } } },
-        agent: { select: { name: true, slug: true, active: true } },
-        account: { select: { id: true } },
-        _count: { select: { evidence: true, revisions: true } },
-      },
-    }),
-  ]);
-  return { total, rows };
+  if (f.similarTo) where.id = { in: await pendingSimilarTo(prisma, f.similarTo) };
+  const sort = f.sort ?? defaultSort(f.status);
+  if (f.signal === undefined && sort !== 'signals' && sort !== 'account-age') {
+    const [total, rows] = await Promise.all([
+      prisma.report.count({ where }),
+      prisma.report.findMany({ where, orderBy: queueOrder(f.status, sort), skip: (f.page - 1) * QUEUE_PAGE_SIZE, take: QUEUE_PAGE_SIZE, select: QUEUE_SELECT }),
+    ]);
+    return { total, rows, signals: await signalsOf(prisma, rows.map((r) => r.id)), scanned: false };
+  }
+  const candidates = await prisma.report.findMany({ where, orderBy: queueOrder(f.status, sort), take: SIGNAL_SCAN_LIMIT, select: { id: true } });
+  const signals = await signalsOf(prisma, candidates.map((c) => c.id));
+  let ids = candidates.map((c) => c.id).filter((id) => signals.has(id));
+  if (f.signal) ids = ids.filter((id) => raised(signals.get(id)!).includes(f.signal!));
+  // Array.prototype.sort is stable: ties keep the list's own order.
+  if (sort === 'signals') ids.sort((a, b) => signalWeight(signals.get(b)!) - signalWeight(signals.get(a)!));
+  if (sort === 'account-age') ids.sort((a, b) => signals.get(a)!.accountAgeDays - signals.get(b)!.accountAgeDays);
+  const pageIds = ids.slice((f.page - 1) * QUEUE_PAGE_SIZE, f.page * QUEUE_PAGE_SIZE);
+  const found = await prisma.report.findMany({ where: { id: { in: pageIds } }, select: QUEUE_SELECT });
+  const byId = new Map(found.map((r) => [r.id, r]));
+  const rows = pageIds.map((id) => byId.get(id)).filter((r): r is QueueRow => r !== undefined);
+  return { total: ids.length, rows, signals, scanned: candidates.length >= SIGNAL_SCAN_LIMIT };
 }
+
+export type QueueRow = Prisma.ReportGetPayload<{ select: typeof QUEUE_SELECT }>;
 
 /** How many reports are in each status, and pending ones per agent. */
 export async function queueCounts(prisma: PrismaClient) {

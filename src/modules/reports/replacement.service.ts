@@ -13,6 +13,7 @@ import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
 import { checkTargets, isFutureTestDate, type Submitter } from './submissions.service.js';
+import { reportAddressHash } from './address-hash.js';
 import { findOwnReportById, recordRevision, replaceContentIfVersion, type OwnReportRow } from './submissions.repository.js';
 import { namesVersion, type VersionCondition } from './versions.js';
 
@@ -20,6 +21,8 @@ export interface ReplacementDeps {
   prisma: PrismaClient;
   /** The quota a changed replacement counts against: agent submissions for a key, browser submissions for a person. */
   quota: Quota;
+  /** Keys the hash of the submitter's address (address-hash.ts); without it the stored hash is kept. */
+  addressSecret?: string;
 }
 
 /** Screenshots a replacement adds or removes, written in its transaction. */
@@ -109,6 +112,7 @@ export async function replaceOwnReport(
         expectedUpdatedAt: existing.updatedAt,
         content,
         now: input.now,
+        addressHash: reportAddressHash(deps.addressSecret, submitter.address),
       });
       if (!applied) throw staleVersion((await findOwnReportById(tx, submitter.accountId, existing.id))?.updatedAt ?? existing.updatedAt);
       await recordRevision(tx, existing, input.now);

@@ -365,7 +365,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
         await discardScreenshots(written.stored);
       };
       try {
-        const result = await submitReport(deps, parsed.data, { channel: 'BROWSER', accountId: account.id }, now, async (tx, report) => {
+        const result = await submitReport(deps, parsed.data, { channel: 'BROWSER', accountId: account.id, address: req.ip }, now, async (tx, report) => {
           written.adopted = await adoptPending(deps.dataDir, kept);
           written.stored = await storeScreenshots(deps.dataDir, uploads.accepted);
           await insertScreenshots(tx, report.id, [...written.adopted.stored, ...written.stored]);
@@ -454,8 +454,8 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     let removedFiles: string[] = [];
     try {
       const result = await replaceOwnReport(
-        { prisma: deps.prisma, quota: deps.browserQuota },
-        { channel: 'BROWSER', accountId: account.id },
+        { prisma: deps.prisma, quota: deps.browserQuota, addressSecret: deps.addressSecret },
+        { channel: 'BROWSER', accountId: account.id, address: req.ip },
         {
           id: report.id,
           version: Number.isNaN(named.getTime()) ? null : named,

@@ -96,6 +96,8 @@ export async function insertReport(
     channel: 'BROWSER' | 'AGENT_KEY';
     content: ReportContent;
     now: Date;
+    /** Private: the keyed hash of the submitter's address (address-hash.ts). */
+    addressHash?: string | null;
   },
 ): Promise<OwnReportRow> {
   const row = await db.report.create({
@@ -108,6 +110,7 @@ export async function insertReport(
       privacyConfirmed: true,
       createdAt: data.now,
       updatedAt: data.now,
+      addressHash: data.addressHash ?? null,
       ...contentColumns(data.content),
     },
     select: ownSelect,
@@ -130,7 +133,7 @@ export async function isActiveAgent(prisma: PrismaClient, id: string): Promise<b
  */
 export async function replaceContentIfVersion(
   db: Db,
-  q: { id: string; accountId: string; expectedUpdatedAt: Date; content: ReportContent; now: Date },
+  q: { id: string; accountId: string; expectedUpdatedAt: Date; content: ReportContent; now: Date; addressHash?: string | null },
 ): Promise<Date | null> {
   const c = contentColumns(q.content);
   const rows = await db.$queryRaw<Array<{ updated_at: Date }>>`
@@ -147,6 +150,8 @@ export async function replaceContentIfVersion(
       failure_reason = ${c.failureReason}::"FailureReason",
       human_intervention = ${c.humanIntervention},
       status = 'PENDING',
+      -- The address of the newest submission of this content (private; a replacement without one keeps the old).
+      address_hash = coalesce(${q.addressHash ?? null}, address_hash),
       -- A new version must differ from the old one even within one millisecond.
       updated_at = greatest(${q.now}::timestamptz, updated_at + interval '1 millisecond')
     WHERE id = ${q.id}::uuid AND account_id = ${q.accountId}::uuid AND updated_at = ${q.expectedUpdatedAt}

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { invalidField, Refusal, type LimitUsage } from '../../errors.js';
 import type { Quota } from '../limits/quota.js';
+import { reportAddressHash } from './address-hash.js';
 import { contentOf, sameContent, type ReportContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
 import {
@@ -15,9 +16,13 @@ import {
   type OwnReportRow,
 } from './submissions.repository.js';
 
-export type Submitter =
+export type Submitter = (
   | { channel: 'BROWSER'; accountId: string }
-  | { channel: 'AGENT_KEY'; accountId: string; agentId: string };
+  | { channel: 'AGENT_KEY'; accountId: string; agentId: string }
+) & {
+  /** The client's address (req.ip): only its keyed hash is stored, for the moderators' signals (address-hash.ts). */
+  address?: string;
+};
 
 export interface SubmissionDeps {
   prisma: PrismaClient;
@@ -26,6 +31,8 @@ export interface SubmissionDeps {
   browserQuota: Quota;
   /** Counts changed agent submissions (POST and PUT) per account, across keys. */
   agentQuota: Quota;
+  /** Keys the hash of the submitter's address (SESSION_SECRET); without it no hash is stored. */
+  addressSecret?: string;
 }
 
 export type SubmissionResult =
@@ -176,7 +183,7 @@ export async function submitReport(
   const usage = await quota.consume(submitter.accountId);
   try {
     const report = await deps.prisma.$transaction(async (tx) => {
-      const created = await insertReport(tx, { ...key, channel: submitter.channel, content, now });
+      const created = await insertReport(tx, { ...key, channel: submitter.channel, content, now, addressHash: reportAddressHash(deps.addressSecret, submitter.address) });
       await withinTransaction?.(tx, created);
       return created;
     });
