@@ -9,6 +9,14 @@ import { gunzipSync } from 'node:zlib';
 import { writeDump } from '../../src/modules/open-data/export.js';
 
 const MARK = 'PRIVATE-MARKER';
+/**
+ * The moderators' signals (issue 37) by the names they carry anywhere: none may appear in public
+ * output (the account age, the address hash, bursts, near-identical texts, contradictions).
+ */
+const SIGNAL_FIELDS = ['accountAgeDays', 'account_age', 'addressHash', 'address_hash', 'sameAddress', 'sameAccount', 'nearDuplicate', 'authorApproved', 'authorRejected', 'data-signals', 'signal-fact'];
+const noSignals = (where: string, text: string) => {
+  for (const field of SIGNAL_FIELDS) if (text.includes(field)) throw new Error(`${where} carries the moderators' signal ${field}`);
+};
 
 
 describe('no private data in public output', () => {
@@ -31,7 +39,8 @@ describe('no private data in public output', () => {
     t = await createDemoApp();
     const [merchant] = await sql<{ id: string }>('SELECT id FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 1');
     const [agent] = await sql<{ id: string }>('SELECT id FROM agents WHERE active LIMIT 1');
-    const [account] = await sql<{ id: string }>('SELECT id FROM accounts LIMIT 1');
+    // The author of one of the merchant's approved reports: the claims below make that report self-reported (issue 37).
+    const [account] = await sql<{ id: string }>(`SELECT account_id AS id FROM reports WHERE status = 'APPROVED' AND merchant_id = $1 LIMIT 1`, [merchant!.id]);
 
     expect(await mark('accounts', 'email', 'true', (i) => `${MARK.toLowerCase()}-${i}@private.example`)).toBeGreaterThan(0);
     await sql(`UPDATE accounts SET suspended_reason = 'x' WHERE ctid = (SELECT ctid FROM accounts LIMIT 1)`);
@@ -43,6 +52,8 @@ describe('no private data in public output', () => {
     await mark('reports', 'experience', `merchant_id IN (SELECT id FROM merchants WHERE NOT is_public)`);
     await mark('reports', 'experience', `agent_id IN (SELECT id FROM agents WHERE NOT active)`);
     await mark('reports', 'agent_version', `status <> 'APPROVED'`);
+    // Issue 37: every report's address hash (private to the moderators' signals).
+    expect(await mark('reports', 'address_hash')).toBeGreaterThan(0);
     await mark('merchants', 'name', 'NOT is_public');
     await mark('merchants', 'slug', 'NOT is_public', (i) => `private-marker-hidden-${i}`);
     await mark('agents', 'name', 'NOT active');
@@ -150,6 +161,11 @@ describe('no private data in public output', () => {
         `/api/v1/reports?agent=${a.slug}`,
       ]),
       ...merchants.map((m) => `/api/v1/merchants/${m.slug}`),
+      // Issue 37: with the self-reported reports (the claims above make some) counted and listed too.
+      ...merchants.map((m) => `/api/v1/merchants/${m.slug}?independent=all`),
+      '/api/v1/reports?independent=all',
+      `/api/v1/reports?merchant=${merchant!.id}&independent=all`,
+      '/api/v1/merchants?independent=all&view=compact',
       // Every unpublished report, and a sample of published ones.
       ...reports.filter((r, i) => !r.published || i % 4 === 0).map((r) => `/api/v1/reports/${r.id}`),
       ...[2, 3, 4, 5].map((page) => `/api/v1/reports?page=${page}`),
@@ -163,6 +179,7 @@ describe('no private data in public output', () => {
         expect([200, 400, 404]).toContain(res.status);
         if (res.status === 200) ok++;
         if (res.headers['x-cache'] === 'HIT') cached++;
+        noSignals(path, res.text);
         const text = res.text.toLowerCase();
         for (const marker of markers) {
           if (text.includes(marker.toLowerCase())) throw new Error(`${path} leaks ${marker}`);
@@ -178,6 +195,7 @@ describe('no private data in public output', () => {
     const agents = await sql<{ slug: string }>('SELECT slug FROM agents');
     const categories = await sql<{ slug: string }>('SELECT slug FROM categories');
     const check = (where: string, text: string) => {
+      noSignals(where, text);
       const lower = text.toLowerCase();
       for (const marker of markers) if (lower.includes(marker.toLowerCase())) throw new Error(`${where} leaks ${marker}`);
     };
@@ -194,6 +212,7 @@ describe('no private data in public output', () => {
       ...merchants.slice(0, 40).flatMap((m) => agents.flatMap((a) => [`/badges/${m.slug}/${a.slug}.svg`, `/badges/${m.slug}/${a.slug}.svg?task=CART`])),
       // The pages people read: merchants (claims, statements, replies) and agents (vendors).
       ...merchants.map((m) => `/merchants/${m.slug}`),
+      ...merchants.map((m) => `/merchants/${m.slug}?independent=all`),
       ...agents.map((a) => `/agents/${a.slug}`),
     ];
     let feeds = 0;
@@ -225,5 +244,34 @@ describe('no private data in public output', () => {
     const types = new Set(dump.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type));
     expect([...types].sort()).toEqual(['agent', 'category', 'merchant', 'meta', 'report', 'summary']);
     check('the dump', dump);
+    // Some reports are self-reported here (the claims above), marked with no identity.
+    expect(dump).toContain('"selfReported":true');
+  }, 180_000);
+
+  it('holds for the MCP tools (issue 37: signals, addresses and account ages never reach them)', async () => {
+    const merchants = await sql<{ slug: string; id: string }>('SELECT slug, id FROM merchants WHERE is_public ORDER BY report_count DESC LIMIT 10');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['search_merchants', {}],
+      ['search_merchants', { independent: 'all' }],
+      ['list_reports', { independent: 'all' }],
+      ['list_agents', {}],
+      ...merchants.flatMap((m): Array<[string, Record<string, unknown>]> => [
+        ['get_merchant', { slugOrId: m.slug }],
+        ['get_merchant', { slugOrId: m.slug, independent: 'all' }],
+        ['list_reports', { merchant: m.id, independent: 'all' }],
+      ]),
+    ];
+    for (const [i, [name, args]] of calls.entries()) {
+      const res = await request(t.app)
+        .post('/mcp')
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name, arguments: args } })
+        .expect(200);
+      expect(res.body.result?.isError, `${name} ${JSON.stringify(args)}`).toBeFalsy();
+      const text = JSON.stringify(res.body);
+      noSignals(`MCP ${name}`, text);
+      const lower = text.toLowerCase();
+      for (const marker of markers) if (lower.includes(marker.toLowerCase())) throw new Error(`MCP ${name} leaks ${marker}`);
+    }
   }, 180_000);
 });
