@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * A merchant profile with a summary for every active agent
-         * @description One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links) for every active agent, tested or not.
+         * @description One public merchant by slug or id, with a per-agent summary (reach, status, confidence, capabilities per task, evidence links, agent versions and regressions) for every active agent, tested or not. Summaries count independent reports by default and name self-reported ones (by a verified owner of the shop or vendor of the agent) beside them in `sources` and the verdict; independent=all counts them too.
          */
         get: operations["getMerchant"];
         put?: never;
@@ -169,7 +169,7 @@ export interface paths {
         };
         /**
          * Recent approved reports
-         * @description Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries.
+         * @description Approved reports of public merchants and active agents, newest first, filtered by agent, merchant or outcome; the evidence behind the summaries. Independent reports only by default; independent=all adds the self-reported ones (by a verified owner of the shop or vendor of the agent), each marked `selfReported`.
          */
         get: operations["listReports"];
         put?: never;
@@ -619,6 +619,23 @@ export interface components {
             login: components["schemas"]["CapabilityStatus"];
             /** @description The newest report's overall outcome. */
             newestOutcome: components["schemas"]["Outcome"] | null;
+            /** @description Self-reported reports, when there are: by a verified owner of the shop or vendor of the agent. The sentence says "plus N reports by the vendor" (or "including", when counted). */
+            selfReported?: {
+                /** @description Approved reports by the shop's verified owner. */
+                owner: number;
+                /** @description Approved reports by the agent's verified vendor. */
+                vendor: number;
+                /** @description false: the verdict is the independent reports' and only names these (the default); true: it counts them (independent=all). */
+                counted: boolean;
+            };
+            /** @description A newer agent version fails a task an older one passed, within the regression window: the sentence says "worked up to 0.7.1, fails at checkout since 0.7.3". */
+            regression?: {
+                task: components["schemas"]["Task"];
+                /** @description The newest agent version seen working at the task. */
+                workedUpTo: string;
+                /** @description The version since which every version with a result fails it. */
+                failsSince: string;
+            } | null;
             evidence: {
                 /** @description Approved reports of this agent here. */
                 reports: number;
@@ -651,8 +668,70 @@ export interface components {
             /** Format: uri */
             url: string;
         };
+        /** @description Independent and self-reported reports side by side. */
+        EvidenceSources: {
+            /** @description Approved reports by people with no verified claim on the shop or the agent: what statuses, reach, scores and the verdict count by default. */
+            independent: number;
+            /** @description Approved reports by a verified owner of the shop or vendor of the agent; independent + selfReported = all approved reports. */
+            selfReported: number;
+            byOwner: number;
+            byVendor: number;
+        };
+        /** @description A newer agent version fails a task that an older version passed, within the regression window (see /how-it-works#versions). */
+        Regression: {
+            task: components["schemas"]["Task"];
+            /** @description The newest version seen working at the task within the window. */
+            workedUpTo: string;
+            /** @description The oldest version since which every version with a result failed it. */
+            failsSince: string;
+            /** @description The newest version that failed it. */
+            newest: string;
+            /**
+             * Format: date
+             * @description The date of the oldest failing run of those versions.
+             */
+            since: string;
+            evidence: {
+                /** @description Reports that saw workedUpTo work (public report ids). */
+                working: string[];
+                /** @description Reports that saw the newer versions fail. */
+                failing: string[];
+            };
+        };
+        /** @description Agent versions at this merchant (semantic versions compared as such, other strings as text; see /how-it-works#versions). */
+        AgentVersions: {
+            /** @description Versions named by the reports, most recently seen first. */
+            seen: {
+                /** @description agentVersion as reported, trimmed. */
+                version: string;
+                reports: number;
+                /**
+                 * Format: date
+                 * @description The newest test date naming it (else its report date).
+                 */
+                lastSeenOn: string;
+            }[];
+            /** @description Per task: the newest version seen working, and when. */
+            tasks: {
+                [key: string]: {
+                    lastWorking: {
+                        version: string;
+                        /** Format: date */
+                        on: string;
+                    } | null;
+                };
+            };
+            regressions: components["schemas"]["Regression"][];
+        };
         AgentSummary: {
             agent: components["schemas"]["AgentRef"];
+            /**
+             * @description Which reports this summary counts: only the independent ones (the default), or all, self-reported ones included (independent=all).
+             * @enum {string}
+             */
+            independent: "only" | "all";
+            sources: components["schemas"]["EvidenceSources"];
+            versions: components["schemas"]["AgentVersions"];
             /** @description The verdict's sentence. */
             label: string;
             verdict: components["schemas"]["Verdict"];
@@ -731,7 +810,7 @@ export interface components {
             } | null;
             /** @description The owner's verified claim of the website; null when no claim is verified. */
             claim: components["schemas"]["Claimed"] | null;
-            /** @description Approved reports of active agents. */
+            /** @description Approved independent reports of active agents (self-reported ones are counted in each agent's sources). */
             reportCount: number;
             lastReportedAt: string | null;
             agents: components["schemas"]["AgentSummary"][];
@@ -799,6 +878,23 @@ export interface components {
                 /** @description The newest test date, else that report's date; null without reports. */
                 lastTestedOn: string | null;
             };
+            /** @description Self-reported reports, when there are: by a verified owner of the shop or vendor of the agent. The sentence says "plus N reports by the vendor" (or "including", when counted). */
+            selfReported?: {
+                /** @description Approved reports by the shop's verified owner. */
+                owner: number;
+                /** @description Approved reports by the agent's verified vendor. */
+                vendor: number;
+                /** @description false: the verdict is the independent reports' and only names these (the default); true: it counts them (independent=all). */
+                counted: boolean;
+            };
+            /** @description A newer agent version fails a task an older one passed, within the regression window: the sentence says "worked up to 0.7.1, fails at checkout since 0.7.3". */
+            regression?: {
+                task: components["schemas"]["Task"];
+                /** @description The newest agent version seen working at the task. */
+                workedUpTo: string;
+                /** @description The version since which every version with a result fails it. */
+                failsSince: string;
+            } | null;
         };
         /** @description Status and confidence per task; the merchant URL has the whole summary. */
         CompactAgentSummary: {
@@ -810,6 +906,9 @@ export interface components {
                 /** Format: uri */
                 url: string;
             };
+            /** @enum {string} */
+            independent: "only" | "all";
+            sources: components["schemas"]["EvidenceSources"];
             /** @description The verdict's sentence. */
             label: string;
             verdict: components["schemas"]["CompactVerdict"];
@@ -882,7 +981,7 @@ export interface components {
             placement: string | null;
             sponsorshipDisclosure: string | null;
             sponsorshipSource: ("subscription" | "publisher_owned") | null;
-            /** @description Approved reports of active agents. */
+            /** @description Approved independent reports of active agents (self-reported ones are counted in each agent's sources). */
             reportCount: number;
             lastReportedAt: string | null;
             agents: components["schemas"]["CompactAgentSummary"][];
@@ -965,6 +1064,10 @@ export interface components {
             experience: string | null;
             /** Format: date-time */
             reportedAt: string;
+            /** @description Written by a verified owner of the merchant or vendor of the agent. Shown, never counted in statuses, reach, scores or verdicts by default (see independent=). */
+            selfReported: boolean;
+            /** @description Which: the shop's owner or the agent's vendor (never who in person); null when independent. */
+            selfReportedBy: ("owner" | "vendor") | null;
             /** @description Approved replies of the merchant's verified owner or the agent's verified vendor, oldest first: their view, never evidence, and they never change the report. */
             replies: {
                 /** @enum {string} */
@@ -1623,7 +1726,7 @@ export interface components {
             disclaimer: string;
         };
         AgentVersion: {
-            /** @description The agentVersion as reports give it: the vendor's own string, compared exactly. */
+            /** @description The agentVersion as reports give it, trimmed: the vendor's own string. */
             version: string;
             /** @description Public approved reports naming this version. */
             reportCount: number;
@@ -2421,6 +2524,8 @@ export interface operations {
                 /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
                 sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                independent?: "only" | "all";
                 /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";
                 /** @description Agent slug. */
@@ -2525,7 +2630,10 @@ export interface operations {
     };
     getMerchant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                independent?: "only" | "all";
+            };
             header?: {
                 /** @description An ETag of an earlier answer: 304 when it is still current. */
                 "If-None-Match"?: string;
@@ -2566,7 +2674,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            /** @description An invalid value of independent. */
             400: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
@@ -2767,6 +2875,8 @@ export interface operations {
                 /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
                 sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                independent?: "only" | "all";
                 /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";
             };
@@ -2891,6 +3001,8 @@ export interface operations {
                 /** @description Merchant id. */
                 merchant?: string;
                 outcome?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                independent?: "only" | "all";
                 page?: number;
             };
             header?: {

@@ -87,3 +87,10 @@ export function contradictions(
     return false;
   });
 }
+
+/** What readers are told about the moderators' signals (never their values): /how-it-works. */
+export const SIGNAL_RULES =
+  `Moderators see, on each pending report and in their queue, signals that may show someone gaming the directory: the author's account age and their approved and rejected reports; ` +
+  `other reports from the same account, or from the same address, within ${BURST_WINDOW_HOURS} hours; near-identical text from other accounts; whether the report is self-reported; ` +
+  'and whether it contradicts strong, recent evidence for the shop and agent. They can sort and filter by these and reject a burst in one step. ' +
+  'The address is never stored, only a keyed hash of it, kept 30 days; none of these signals is ever published. All of it is computed by the directory itself, with no third-party service.';

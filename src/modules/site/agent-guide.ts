@@ -21,6 +21,7 @@ import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
 import { QUEUE_RULES, type DefinedKey } from '../reports/definitions.js';
 import { VALIDATE_PATH } from '../reports/contribution-schema.js';
 import { CLAIM_RULES } from '../claims/rules.js';
+import { EVIDENCE_RULES } from '../aggregation/evidence-rules.js';
 
 interface JsonSchemaProperty {
   type?: string;
@@ -59,6 +60,18 @@ const indent = (text: string, spaces: number) =>
     .split('\n')
     .map((line) => (line ? ' '.repeat(spaces) + line : line))
     .join('\n');
+
+// Issue 37, one self-contained block (easy to move): self-reported evidence, versions and
+// regressions, in the words /how-it-works prints.
+const ISSUE_37_GUIDE_BLOCK = [
+  'Self-reported reports, versions and regressions:',
+  wrap('', EVIDENCE_RULES.selfReported),
+  wrap('', EVIDENCE_RULES.claimTiming),
+  wrap('', EVIDENCE_RULES.filters),
+  wrap('', EVIDENCE_RULES.versions),
+  wrap('', EVIDENCE_RULES.regressions),
+  wrap('', 'Give agentVersion exactly as your vendor names the version you ran (it is trimmed): a regression can only be seen between versions reports name.'),
+].join('\n');
 
 /** Bounded exponential backoff for transient failures, printed in the guide. */
 export const BACKOFF = { firstSeconds: 2, factor: 2, maxSeconds: 300, maxAttempts: 6 } as const;
@@ -992,7 +1005,8 @@ Claims, statements, replies and corrections are made by a signed-in person in a 
 ("Is this your shop?" on the shop's page, or POST /api/v1/claims with that session). An
 agent key is refused with 403 owner-session-required: do not retry with it. If your person
 owns the shop you test, point them to that link; your reports about it are judged like
-anyone's.`,
+anyone's.
+${ISSUE_37_GUIDE_BLOCK}`,
     },
     {
       id: 'conduct',

@@ -58,6 +58,8 @@ import type { FunnelTaskKey } from '../aggregation/constants.js';
 import { Refusal } from '../../errors.js';
 import { formatDate } from '../../dates.js';
 import { CLAIM_RULES } from '../claims/rules.js';
+import { EVIDENCE_RULES } from '../aggregation/evidence-rules.js';
+import { SIGNAL_RULES } from '../moderation/signals.js';
 import { METHOD_SHORT } from '../claims/proof.js';
 import { checkerUserAgent } from '../../outbound/fetcher.js';
 
@@ -456,6 +458,8 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         disclaimer: DISCLAIMER,
         ownerAttribution: OWNER_STATEMENT_ATTRIBUTION,
         claimRules: CLAIM_RULES,
+        evidenceRules: EVIDENCE_RULES,
+        signalRules: SIGNAL_RULES,
         checkerUserAgent: checkerUserAgent(config.baseUrl),
         sponsoredLabel: SPONSORED_LABEL,
         maxEvidence: MAX_EVIDENCE_REFERENCES,
