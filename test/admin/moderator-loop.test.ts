@@ -197,7 +197,7 @@ describe('the moderators’ loop (issue 28)', () => {
       expect(idsIn(earliest.text)).toEqual(decided.slice(0, 50).map((r) => r.id));
       expect(earliest.text).toContain('earliest decision first.');
       const bad = await moderator.get('/admin/reports?sort=random').expect(400);
-      expect(bad.text).toContain('Choose oldest first or newest first');
+      expect(bad.text).toContain('Choose oldest first, newest first, most signals first or newest accounts first');
     });
   });
 

@@ -204,7 +204,7 @@ describe('MCP endpoint', () => {
       expect(search.properties.page).toMatchObject({ type: 'integer', minimum: 1 });
       expect(search.properties.outcome!.enum).toEqual(['WORKS', 'PARTIAL', 'BLOCKED', 'DOES_NOT_WORK', 'UNSURE']);
       expect(Object.keys(search.properties).sort()).toEqual([
-        'agent', 'category', 'days', 'minConfidence', 'minReports', 'outcome', 'page', 'q', 'reaches', 'region', 'sort', 'stage', 'task', 'taskStatus', 'view',
+        'agent', 'category', 'days', 'independent', 'minConfidence', 'minReports', 'outcome', 'page', 'q', 'reaches', 'region', 'sort', 'stage', 'task', 'taskStatus', 'view',
       ]);
       expect(Object.keys(schema('list_agent_merchants').properties).sort()).toEqual(Object.keys(search.properties).sort());
       expect(schema('list_agent_merchants').required).toEqual(['agent']);
