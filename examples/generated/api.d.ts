@@ -878,23 +878,6 @@ export interface components {
                 /** @description The newest test date, else that report's date; null without reports. */
                 lastTestedOn: string | null;
             };
-            /** @description Self-reported reports, when there are: by a verified owner of the shop or vendor of the agent. The sentence says "plus N reports by the vendor" (or "including", when counted). */
-            selfReported?: {
-                /** @description Approved reports by the shop's verified owner. */
-                owner: number;
-                /** @description Approved reports by the agent's verified vendor. */
-                vendor: number;
-                /** @description false: the verdict is the independent reports' and only names these (the default); true: it counts them (independent=all). */
-                counted: boolean;
-            };
-            /** @description A newer agent version fails a task an older one passed, within the regression window: the sentence says "worked up to 0.7.1, fails at checkout since 0.7.3". */
-            regression?: {
-                task: components["schemas"]["Task"];
-                /** @description The newest agent version seen working at the task. */
-                workedUpTo: string;
-                /** @description The version since which every version with a result fails it. */
-                failsSince: string;
-            } | null;
         };
         /** @description Status and confidence per task; the merchant URL has the whole summary. */
         CompactAgentSummary: {

@@ -427,7 +427,7 @@ export function verdictOf(facts: VerdictFacts): Verdict {
 }
 
 /** The verdict's fields a compact list carries: all but the steps and what only the detail needs. */
-export const COMPACT_VERDICT_FIELDS = ['colour', 'symbol', 'sentence', 'short', 'evidenceText', 'furthest', 'through', 'stop', 'confidence', 'conflicting', 'evidence', 'selfReported', 'regression'] as const;
+export const COMPACT_VERDICT_FIELDS = ['colour', 'symbol', 'sentence', 'short', 'evidenceText', 'furthest', 'through', 'stop', 'confidence', 'conflicting', 'evidence'] as const;
 export type CompactVerdict = Pick<Verdict, (typeof COMPACT_VERDICT_FIELDS)[number]>;
 
 /** The compact selection of a verdict (the same values, fewer fields). */
