@@ -1,7 +1,8 @@
 // The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
 // for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
 // A tool that succeeds answers structuredContent in the shape its outputSchema declares (the
-// envelope of schemas.ts), and the same JSON as a text block for clients that read only text.
+// envelope of schemas.ts), and as text a summary that points to it, for clients that read only
+// text (answerSummary).
 // A tool that refuses answers a tool result with isError and, as its text, the problem JSON the HTTP API
 // would answer (same code, title, status and errors, plus retryAfter where the API sends
 // Retry-After), worded in the channel's terms (errors.ts); never a stack trace or a database
@@ -75,9 +76,61 @@ const SDK_SCHEMAS = new Map(
   ]),
 );
 
-/** An answer: structuredContent for clients that read it, the same JSON as text for those that do not. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The fields a summary keeps: what names a resource and what the next call needs. */
+const SUMMARY_FIELDS = new Set([
+  'id', 'key', 'slug', 'name', 'label', 'adId', 'agentId', 'status', 'outcome', 'outcomeDerived', 'updatedAt', 'unchanged', 'wouldBe',
+  'reportCount', 'prefix', 'expiresAt',
+]);
+
+/**
+ * A value cut down to SUMMARY_FIELDS: the resource (data, or each item of a list: depth 1) and
+ * the objects in its fields (depth 2: its merchant, agent, existing report, the agents of a
+ * merchant…) keep those of their fields that are not objects; deeper ones are left out, and so
+ * is what is left empty.
+ */
+function brief(value: unknown, depth: number): unknown {
+  if (Array.isArray(value)) {
+    const items = value.filter(isRecord).map((item) => brief(item, depth)).filter((item) => item !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (!isRecord(value)) return value;
+  if (depth > 2) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const kept = typeof field === 'object' && field !== null ? brief(field, depth + 1) : SUMMARY_FIELDS.has(key) ? field : undefined;
+    if (kept !== undefined) out[key] = kept;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The note that opens every summary: where the whole answer is. */
+export const SUMMARY_NOTE = 'A summary: the whole answer is this result\'s structuredContent, in the shape of the tool\'s outputSchema.';
+
+/**
+ * The text of an answer, for clients that read only text (see docs/decisions.md, "MCP answers
+ * and schemas"): the note, the paging fields (total, page, pageSize, nextCursor), what remains of
+ * each limit, the resource in brief, the methodology link and the disclaimer.
+ */
+export function answerSummary(body: Record<string, unknown>): Record<string, unknown> {
+  const { data, methodology, disclaimer, limits, ...paging } = body;
+  return {
+    note: SUMMARY_NOTE,
+    ...paging,
+    ...(Array.isArray(limits) ? { remaining: Object.fromEntries(limits.filter(isRecord).map((limit) => [limit.name, limit.remaining])) } : {}),
+    data: brief(data, 1) ?? (Array.isArray(data) ? [] : {}),
+    methodology,
+    disclaimer,
+  };
+}
+
+/**
+ * An answer: structuredContent, in the shape the outputSchema declares, and as text a summary of
+ * it that points to structuredContent (never the same JSON twice).
+ */
 const toolResult = (body: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
+  content: [{ type: 'text', text: JSON.stringify(answerSummary(body)) }],
   structuredContent: body,
 });
 
