@@ -17,6 +17,7 @@ import { classifyError } from '../http/middleware/errors.js';
 import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
 import type { Logger } from '../logger.js';
 import { mcpProblem } from './errors.js';
+import { PROMPTS, promptResult } from './prompts.js';
 import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
 
 export const MCP_SERVER_NAME = 'agent-compatibility-directory';
@@ -52,6 +53,7 @@ export function mcpInstructions(baseUrl: string): string {
     'Errors are tool results with isError whose text is a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
     'with the same key. On 429 or 503 wait retryAfter seconds (an HTTP 429 from the endpoint itself carries Retry-After). On 400 fix the named inputs.',
     'After an empty queue pass wait at least an hour before the next one.',
+    'The prompts report-test-run and find-checkout give the flow of tools and the questions to ask the person.',
     'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; a search result does not certify',
     'a merchant, and sponsored listings are advertising, never evidence. Every answer carries the methodology link and this disclaimer.',
   ].join(' ');
@@ -178,6 +180,12 @@ export function directoryMcpServer(services: ToolServices, caller: Caller & { lo
         }
       },
     );
+  }
+  // The prompts: a person's usual requests as a flow of tools and the questions to ask (prompts.ts).
+  for (const prompt of PROMPTS) {
+    const config = { title: prompt.title, description: prompt.description };
+    if (prompt.args) server.registerPrompt(prompt.name, { ...config, argsSchema: prompt.args }, (args) => promptResult(prompt, args, services.baseUrl));
+    else server.registerPrompt(prompt.name, config, () => promptResult(prompt, {}, services.baseUrl));
   }
   // The whole contribution schema, as GET /api/v1/contribution-schema answers it.
   const resource = CONTRIBUTION_SCHEMA_RESOURCE;
