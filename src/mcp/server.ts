@@ -1,7 +1,8 @@
 // The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
 // for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
 // A tool that succeeds answers structuredContent in the shape its outputSchema declares (the
-// envelope of schemas.ts), and the same JSON as a text block for clients that read only text.
+// envelope of schemas.ts), and as text a summary that points to it, for clients that read only
+// text (answerSummary).
 // A tool that refuses answers a tool result with isError and, as its text, the problem JSON the HTTP API
 // would answer (same code, title, status and errors, plus retryAfter where the API sends
 // Retry-After), worded in the channel's terms (errors.ts); never a stack trace or a database
@@ -16,6 +17,7 @@ import { classifyError } from '../http/middleware/errors.js';
 import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
 import type { Logger } from '../logger.js';
 import { mcpProblem } from './errors.js';
+import { PROMPTS, promptResult } from './prompts.js';
 import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
 
 export const MCP_SERVER_NAME = 'agent-compatibility-directory';
@@ -51,6 +53,7 @@ export function mcpInstructions(baseUrl: string): string {
     'Errors are tool results with isError whose text is a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
     'with the same key. On 429 or 503 wait retryAfter seconds (an HTTP 429 from the endpoint itself carries Retry-After). On 400 fix the named inputs.',
     'After an empty queue pass wait at least an hour before the next one.',
+    'The prompts report-test-run and find-checkout give the flow of tools and the questions to ask the person.',
     'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; a search result does not certify',
     'a merchant, and sponsored listings are advertising, never evidence. Every answer carries the methodology link and this disclaimer.',
   ].join(' ');
@@ -75,9 +78,61 @@ const SDK_SCHEMAS = new Map(
   ]),
 );
 
-/** An answer: structuredContent for clients that read it, the same JSON as text for those that do not. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The fields a summary keeps: what names a resource and what the next call needs. */
+const SUMMARY_FIELDS = new Set([
+  'id', 'key', 'slug', 'name', 'label', 'adId', 'agentId', 'status', 'outcome', 'outcomeDerived', 'updatedAt', 'unchanged', 'wouldBe',
+  'reportCount', 'prefix', 'expiresAt',
+]);
+
+/**
+ * A value cut down to SUMMARY_FIELDS: the resource (data, or each item of a list: depth 1) and
+ * the objects in its fields (depth 2: its merchant, agent, existing report, the agents of a
+ * merchant…) keep those of their fields that are not objects; deeper ones are left out, and so
+ * is what is left empty.
+ */
+function brief(value: unknown, depth: number): unknown {
+  if (Array.isArray(value)) {
+    const items = value.filter(isRecord).map((item) => brief(item, depth)).filter((item) => item !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (!isRecord(value)) return value;
+  if (depth > 2) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const kept = typeof field === 'object' && field !== null ? brief(field, depth + 1) : SUMMARY_FIELDS.has(key) ? field : undefined;
+    if (kept !== undefined) out[key] = kept;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The note that opens every summary: where the whole answer is. */
+export const SUMMARY_NOTE = 'A summary: the whole answer is this result\'s structuredContent, in the shape of the tool\'s outputSchema.';
+
+/**
+ * The text of an answer, for clients that read only text (see docs/decisions.md, "MCP answers
+ * and schemas"): the note, the paging fields (total, page, pageSize, nextCursor), what remains of
+ * each limit, the resource in brief, the methodology link and the disclaimer.
+ */
+export function answerSummary(body: Record<string, unknown>): Record<string, unknown> {
+  const { data, methodology, disclaimer, limits, ...paging } = body;
+  return {
+    note: SUMMARY_NOTE,
+    ...paging,
+    ...(Array.isArray(limits) ? { remaining: Object.fromEntries(limits.filter(isRecord).map((limit) => [limit.name, limit.remaining])) } : {}),
+    data: brief(data, 1) ?? (Array.isArray(data) ? [] : {}),
+    methodology,
+    disclaimer,
+  };
+}
+
+/**
+ * An answer: structuredContent, in the shape the outputSchema declares, and as text a summary of
+ * it that points to structuredContent (never the same JSON twice).
+ */
 const toolResult = (body: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
+  content: [{ type: 'text', text: JSON.stringify(answerSummary(body)) }],
   structuredContent: body,
 });
 
@@ -125,6 +180,12 @@ export function directoryMcpServer(services: ToolServices, caller: Caller & { lo
         }
       },
     );
+  }
+  // The prompts: a person's usual requests as a flow of tools and the questions to ask (prompts.ts).
+  for (const prompt of PROMPTS) {
+    const config = { title: prompt.title, description: prompt.description };
+    if (prompt.args) server.registerPrompt(prompt.name, { ...config, argsSchema: prompt.args }, (args) => promptResult(prompt, args, services.baseUrl));
+    else server.registerPrompt(prompt.name, config, () => promptResult(prompt, {}, services.baseUrl));
   }
   // The whole contribution schema, as GET /api/v1/contribution-schema answers it.
   const resource = CONTRIBUTION_SCHEMA_RESOURCE;

@@ -17,7 +17,7 @@ import type { PrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { cursorCodec } from '../../src/modules/automation/cursor.js';
 import { definitionTexts } from '../../src/modules/reports/definitions.js';
-import { directoryMcpServer } from '../../src/mcp/server.js';
+import { answerSummary, directoryMcpServer, SUMMARY_NOTE } from '../../src/mcp/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { aReport, contributionTargets } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';
@@ -121,8 +121,34 @@ describe('MCP endpoint', () => {
     conformed.add(name);
   }
 
+  /** Per tool: the bytes of the largest answer as JSON and of its text. */
+  const textSizes = new Map<string, { json: number; text: number }>();
+
   /**
-   * A tool call. An answer: its JSON text is exactly its structuredContent, which conforms to the
+   * An answer's text: a summary that points to structuredContent, never the same JSON again. A
+   * client that reads only text still has the paging fields, what remains of each limit, the
+   * notice, and the id of the resource and of each item (what the next call needs).
+   */
+  function summarised(name: string, text: string, body: Record<string, unknown>) {
+    const summary = JSON.parse(text) as Record<string, unknown>;
+    expect(summary, name).toEqual(answerSummary(body));
+    expect(summary.note, name).toBe(SUMMARY_NOTE);
+    expect(summary).toMatchObject({ methodology: body.methodology, disclaimer: body.disclaimer });
+    for (const field of ['total', 'page', 'pageSize', 'nextCursor']) if (field in body) expect(summary[field], `${name} ${field}`).toEqual(body[field]);
+    if (Array.isArray(body.limits)) expect(Object.keys(summary.remaining as object).sort(), name).toEqual(LIMIT_NAMES);
+    const items = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [body.data as Record<string, unknown>];
+    const briefs = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [summary.data as Record<string, unknown>];
+    items.forEach((item, i) => {
+      for (const field of ['id', 'slug', 'status', 'updatedAt', 'outcome']) if (typeof item[field] === 'string') expect(briefs[i]![field], `${name} ${field}`).toBe(item[field]);
+    });
+    const json = JSON.stringify(body).length;
+    if (json > 2000) expect(text.length, name).toBeLessThan(json);
+    const largest = textSizes.get(name);
+    if (!largest || largest.json < json) textSizes.set(name, { json, text: text.length });
+  }
+
+  /**
+   * A tool call. An answer: its text summarises its structuredContent, which conforms to the
    * declared outputSchema, and a private tool's answer lists the remaining budget. A refusal: the
    * problem as JSON text only.
    */
@@ -134,8 +160,8 @@ describe('MCP endpoint', () => {
       expect(result.structuredContent).toBeUndefined();
       return { isError: true, body: JSON.parse(text) as Record<string, unknown> };
     }
-    expect(JSON.parse(text)).toEqual(result.structuredContent);
     const body = result.structuredContent as Record<string, unknown>;
+    summarised(name, text, body);
     conforms(name, body);
     expect(body).toMatchObject({ data: expect.anything(), methodology: `${TEST_BASE_URL}/how-it-works`, disclaimer: expect.stringContaining('Community-reported') });
     if (PRIVATE_TOOLS.includes(name)) {
@@ -222,7 +248,7 @@ describe('MCP endpoint', () => {
       for (const name of ['id', 'updatedAt', 'createdAt', 'moderationFeedback', 'url', 'reviewUrl', 'methodology', 'disclaimer']) expect(report.properties[name], name).toMatchObject({ type: 'string' });
       expect(report.properties.screenshotCount).toMatchObject({ type: 'integer' });
       expect(report.properties.merchant).toMatchObject({ type: 'object', properties: expect.objectContaining({ slug: expect.any(Object) }) });
-      expect(JSON.stringify(tools)).not.toContain('$ref');
+      expect(JSON.stringify(tools.map((tool) => tool.inputSchema))).not.toContain('$ref');
       expect(schema('get_queue').properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     });
 
@@ -673,6 +699,13 @@ describe('MCP endpoint', () => {
 
     it('checked a real answer of every tool against its declared outputSchema', () => {
       expect([...conformed].sort()).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS].sort());
+    });
+
+    it('sent no answer twice: the texts of the largest answers are a fraction of their JSON', () => {
+      const sum = (field: 'json' | 'text') => [...textSizes.values()].reduce((n, size) => n + size[field], 0);
+      expect([...textSizes.keys()].sort()).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS].sort());
+      if (process.env.MCP_SIZES) console.table(Object.fromEntries(textSizes));
+      expect(sum('text')).toBeLessThan(sum('json') / 2);
     });
   });
 

@@ -958,8 +958,8 @@ GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
              limit an HTTP 429 with Retry-After, answered to the request itself.
 Tools (tools/list gives each one's full description and input schema; KEY = needs the key):
 ${tools}
-Every answer is { data, methodology, disclaimer } as structuredContent (and the same JSON as
-text): data is the HTTP API's resource; numbered lists add total, page, pageSize (the HTTP
+Every answer is { data, methodology, disclaimer } as structuredContent (as text, a summary
+of it): data is the HTTP API's resource; numbered lists add total, page, pageSize (the HTTP
 body itself); cursor lists (get_queue, list_my_reports) add nextCursor; the KEY tools add
 limits, what remains of each limit the call counted against (the RateLimit headers of the
 HTTP API). Each tool declares its outputSchema. Cursors work in both doors. A refusal is a
