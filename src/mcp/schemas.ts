@@ -159,7 +159,7 @@ const PROSE = new Set(['description', 'title', 'examples']);
 /** zod's bounds of an integer with no bounds of its own. */
 const SAFE_BOUND = Number.MAX_SAFE_INTEGER;
 /** A nested object is declared in full up to this size (its compact JSON); larger ones are open. */
-export const NESTED_OBJECT_BYTES = 300;
+export const NESTED_OBJECT_BYTES = 200;
 /** A shape is hoisted into definitions when that saves at least this many bytes of the schema. */
 export const DEDUPE_MIN_SAVING = 150;
 
@@ -328,9 +328,22 @@ function deduplicated(root: JsonSchema): JsonSchema {
 
 /** An answer's schema as tools/list shows it (see above). */
 function compactOutput(schema: JsonSchema): JsonSchema {
-  const merged = objectUnionsMerged(plain(schema));
+  const merged = objectUnionsMerged(requiredAtRootOnly(plain(schema), true));
   const declared = declaredShapes(nestedOpened(merged, new Set()));
   return deduplicated(nestedOpened(merged, declared));
+}
+
+/**
+ * `required` kept on the envelope only: below it every member is still declared with its type,
+ * and the OpenAPI document says which are always there (issue 35's size bound).
+ */
+function requiredAtRootOnly(node: JsonSchema, root = false): JsonSchema {
+  const out: JsonSchema = { ...node };
+  if (!root) delete out.required;
+  if (isRecord(out.properties)) out.properties = { ...out.properties };
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(out[key])) out[key] = [...(out[key] as unknown[])];
+  for (const [child, , replace] of subschemas(out, '')) replace(requiredAtRootOnly(child));
+  return out;
 }
 
 // The answers.
@@ -371,7 +384,7 @@ export const Answers = {
       // The legacy category object of the HTTP queue is left out: categoryInfo is the category,
       // in the shape merchants give it, and `category` is a merchant's category string elsewhere.
       QueueItem.omit({ category: true }),
-    ),
+    ).extend({ total: Queue.shape.total, remaining: Queue.shape.remaining }),
   ),
   submission: withLimits(single(SubmissionResult.omit(withoutNotice).required({ updatedAt: true, url: true, unchanged: true }))),
   ownReportList: withLimits(cursorPage(OwnReport)),
