@@ -267,6 +267,8 @@ function queueExamples(baseUrl: string) {
           }),
         ],
         nextCursor: null,
+        total: 1,
+        remaining: 0,
         methodology: `${baseUrl}/how-it-works`,
         disclaimer: DISCLAIMER,
       },

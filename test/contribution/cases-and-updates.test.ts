@@ -112,8 +112,8 @@ describe('report cases, the update dry run and honest read-back', () => {
     const report = { ...asRead, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' } };
     const ok = (await call({ id, version: asRead.updatedAt, report }).expect(200)).body.result;
     expect(ok.isError).toBeUndefined();
-    // The outcome read back as derived (BLOCKED) and sent back unchanged is derived again.
-    expect(ok.structuredContent.data).toMatchObject({ valid: true, wouldBe: 'updated', report: { outcome: 'WORKS', outcomeDerived: true } });
+    // An outcome sent back is kept as given (null derives it again).
+    expect(ok.structuredContent.data).toMatchObject({ valid: true, wouldBe: 'updated', report: { outcome: 'BLOCKED', outcomeDerived: false } });
     const stale = (await call({ id, version: '2026-01-01T00:00:00.000Z', report }).expect(200)).body.result;
     expect(stale.isError).toBe(true);
     expect(JSON.parse(stale.content[0].text)).toMatchObject({ status: 409, type: expect.stringMatching(/stale-version$/) });
@@ -122,13 +122,13 @@ describe('report cases, the update dry run and honest read-back', () => {
     expect(await written()).toEqual(before);
   });
 
-  it('reads a derived outcome back as derived, and derives it again when it is sent back with new task results', async () => {
+  it('reads a derived outcome back as derived; null derives it again, an outcome sent back is kept as given', async () => {
     const created = await post('/api/v1/reports', { adId: T.merchants[14]!.id, agentId, privacy: true, capabilityResults: { ACCESS: 'WORKS', CART: 'BLOCKED' } }).expect(201);
     const id = created.body.id as string;
     const asRead = await read(id);
     expect(asRead).toMatchObject({ outcome: 'PARTIAL', outcomeDerived: true });
-    // The naive read-modify-write: only the task results changed, outcome sent back as read.
-    await put(id, { ...asRead, capabilityResults: { ACCESS: 'WORKS', CART: 'WORKS' } }, `"${asRead.updatedAt as string}"`).expect(200);
+    // As the update rule says: outcome null with the new task results.
+    await put(id, { ...asRead, capabilityResults: { ACCESS: 'WORKS', CART: 'WORKS' }, outcome: null }, `"${asRead.updatedAt as string}"`).expect(200);
     const after = await read(id);
     expect(after).toMatchObject({ outcome: 'WORKS', outcomeDerived: true });
     // An outcome the client chose stays as given.

@@ -49,6 +49,10 @@ const withoutNotice = ({ methodology: _m, disclaimer: _d, ...rest }: Record<stri
 /** Listens on a free port of 127.0.0.1; the base URL of the server. */
 async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
   const server = t.app.listen(0, '127.0.0.1');
+  // The SDK's client compiles every tool's outputSchema after tools/list, in this same process:
+  // on a loaded machine that blocks the event loop past Node's 5 s keep-alive, and the client's
+  // next request then meets a socket the server is closing (ECONNRESET). Idle sockets stay open here.
+  server.keepAliveTimeout = 120_000;
   await new Promise((resolve) => server.once('listening', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

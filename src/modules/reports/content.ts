@@ -51,17 +51,6 @@ export function contentOf(body: ReportSubmission): ReportContent {
   };
 }
 
-/**
- * A replacement's content: an outcome sent back equal to the outcome the stored report derived
- * (read back with outcomeDerived true) is not a choice the client made, so it is derived again
- * from the new task results (REPORTING_RULES.update; the "outcome trap").
- */
-export function replacementContentOf(body: ReportSubmission, stored: ReportContent): ReportContent {
-  if (stored.outcomeSupplied || body.outcome == null || body.outcome !== stored.outcome) return contentOf(body);
-  const { outcome: _asRead, ...rest } = body;
-  return contentOf(rest);
-}
-
 // Whether the overall outcome was given or derived does not make two reports differ: one
 // sent back as it was read (the derived outcome now given) says the same thing.
 const canonical = ({ outcomeSupplied: _supplied, ...content }: ReportContent) =>

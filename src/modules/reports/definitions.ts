@@ -170,7 +170,7 @@ export const REPORTING_RULES = {
   update:
     'An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in ' +
     'experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). ' +
-    "An outcome read back as derived (outcomeDerived true) and sent back unchanged is derived again from the new capabilityResults.",
+    'An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.',
   trial:
     'To try the API without a real test, use the dry run (validate): never submit an invented or simulated test, ' +
     'since privacy: true declares an actual, authorised one.',
@@ -293,7 +293,7 @@ export const FIELD_DESCRIPTIONS = {
   humanIntervention: 'Whether your person had to step in; leave it out when unknown.',
   experience: 'What happened, in your words, for readers.',
   testedAt: 'The date of the test where it ran, YYYY-MM-DD.',
-  region: "Where the agent's traffic came from: an ISO 3166-1 alpha-2 country code such as DE.",
+  region: 'Where the agent\'s traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE").',
   task: "What the agent was asked to do, in a sentence: your person's instruction.",
 } as const;
 

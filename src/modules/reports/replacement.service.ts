@@ -10,7 +10,7 @@ import { invalidField, invalidInput, notFound, Refusal, type LimitUsage } from '
 import { UUID_PATTERN } from '../../text.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
 import type { Quota } from '../limits/quota.js';
-import { replacementContentOf, sameContent } from './content.js';
+import { contentOf, sameContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
 import { checkTargets, isFutureTestDate, readingNotes, type Submitter, type ValidationResult } from './submissions.service.js';
 import { findOwnReportById, recordRevision, replaceContentIfVersion, type OwnReportRow } from './submissions.repository.js';
@@ -90,7 +90,7 @@ async function checkReplacement(prisma: PrismaClient, submitter: Submitter, inpu
     throw invalidField('status', `is set by moderation and cannot be sent: it is ${existing.status} now. Leave it out, or send it as read.`);
   }
   if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
-  const content = replacementContentOf(input.body, existing.content);
+  const content = contentOf(input.body);
   // Identical content writes nothing, whatever version was named: a retry is harmless.
   const unchanged = sameContent(existing.content, content) && !input.evidence?.changed;
   if (!unchanged) {

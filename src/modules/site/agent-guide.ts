@@ -407,8 +407,7 @@ ${json(read)}
 
 Step 6. Change it: send back what you read, with your changes, at the version you read.
      Here CART now works and the agent reached CHECKOUT. outcome was derived (outcomeDerived
-     true), so it is derived again from the new capabilityResults, as null here (sent back
-     unchanged it would be too; set it yourself only to say something else).
+     true) from the old capabilityResults, so it is sent as null to be derived again.
 ${block(`PUT ${reportUrl}
 Authorization: Bearer ${key}
 Content-Type: application/json
@@ -487,7 +486,7 @@ ${wrap('', DISCLAIMER, 92)}
 A successful submission is not a published compatibility claim: it waits for moderation.
 Owner statements are the business owner's word and never change community statuses or counts.
 
-You can work over plain HTTP (this page and the reference) or as an MCP client (${sec('mcp')}): the same
+You can work over plain HTTP (this page and the reference) or as an MCP client at ${baseUrl}/mcp (${sec('mcp')}): the same
 operations, rules, answers and limits.`,
     },
     {
@@ -529,7 +528,7 @@ ${definedList(schema.failureReasons)}`,
     {
       id: 'quick',
       title: 'Quick start',
-      body: `  1. Your person gives you a key (${sec('keys')}). Send it on every private request as
+      body: `  1. Your person gives you a key, issued on ${e.keys} (${sec('keys')}). Send it on every private request as
      Authorization: Bearer <AGENT_ACCESS_KEY>, never in a URL.
   2. GET /api/v1/automation/me: agent.id is the agentId of all your reports; limits says
      what remains of each limit.
@@ -755,8 +754,8 @@ PUT ${e.update.url}
   428  if-match-required: the If-Match header is missing (or empty). Add it.
   400  validation-failed with errors [{ parameter: "If-Match" }]: the header is malformed.
   404  No such report of yours for this agent.
-  outcome: a read shows outcomeDerived true when the outcome was derived; sent back unchanged
-  (or null) with changed capabilityResults, it is derived again. One you set is kept as given.
+  outcome: a read shows outcomeDerived true when the outcome was derived. An outcome sent back
+  is kept as given: send it as null with changed capabilityResults to have it derived again.
 POST ${api}/automation/reports/{id}/validate
   The PUT's dry run: the same body and If-Match, the same checks and problems (400, 404, 409,
   428), nothing written, no agent-submissions used. 200: { valid: true, wouldBe: "updated" or
