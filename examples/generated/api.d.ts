@@ -442,7 +442,7 @@ export interface paths {
         get: operations["automationReport"];
         /**
          * Replace one of the account's reports
-         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). An outcome read back as derived (outcomeDerived true) and sent back unchanged is derived again from the new capabilityResults.
+         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.
          */
         put: operations["updateReport"];
         post?: never;
@@ -1097,7 +1097,7 @@ export interface components {
             testedAt?: string;
             /** @description Your version as your vendor names it; leave it out when unknown. */
             agentVersion?: string;
-            /** @description Where the agent's traffic came from: an ISO 3166-1 alpha-2 country code such as DE. */
+            /** @description Where the agent's traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE"). */
             region?: string;
             /** @description What the agent was asked to do, in a sentence: your person's instruction. */
             task?: string;
@@ -1427,7 +1427,7 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
-            /** @description true when outcome was derived from capabilityResults (left out of the body); sent back unchanged with new capabilityResults, it is derived again. */
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
             outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
@@ -1489,7 +1489,7 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
-            /** @description true when outcome was derived from capabilityResults (left out of the body); sent back unchanged with new capabilityResults, it is derived again. */
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
             outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
@@ -1609,7 +1609,7 @@ export interface components {
                 privacy: true;
                 capabilityResults: components["schemas"]["CapabilityResults"] | null;
                 outcome: components["schemas"]["Outcome"] | null;
-                /** @description true when outcome was derived from capabilityResults (left out of the body); sent back unchanged with new capabilityResults, it is derived again. */
+                /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
                 outcomeDerived: boolean;
                 stage: components["schemas"]["Stage"] | null;
                 failureReason: components["schemas"]["FailureReason"] | null;
@@ -5367,7 +5367,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The version the PUT would name (its rules). */
+                /** @description The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/"…"`) never matches (strong comparison). Anything else is a 400 naming If-Match. */
                 "If-Match": string;
             };
             path: {

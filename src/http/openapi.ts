@@ -276,6 +276,16 @@ function queueExamples(baseUrl: string) {
   };
 }
 
+/** If-Match of a report's update and of its dry run: the same header, the same rules. */
+const ifMatchParameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
+  description:
+    "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
+};
+
 function paths(baseUrl: string): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
   return {
@@ -586,14 +596,7 @@ function paths(baseUrl: string): Record<string, unknown> {
           REPORTING_RULES.update,
         parameters: [
           reportId,
-          {
-            name: 'If-Match',
-            in: 'header',
-            required: true,
-            schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
-            description:
-              "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
-          },
+          ifMatchParameter,
         ],
         requestBody: jsonBody('ReportReplacement'),
         responses: {
@@ -614,13 +617,7 @@ function paths(baseUrl: string): Record<string, unknown> {
           'The same checks as PUT /automation/reports/{id}, in the same order and with the same problems (400, 404, 409 stale-version, 428), If-Match included, but nothing is written and no submission quota is used. A valid update answers 200 with `wouldBe` `updated` or `unchanged`, the report as it would be stored, and notes on how it was read.',
         parameters: [
           reportId,
-          {
-            name: 'If-Match',
-            in: 'header',
-            required: true,
-            schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
-            description: 'The version the PUT would name (its rules).',
-          },
+          ifMatchParameter,
         ],
         requestBody: jsonBody('ReportReplacement'),
         responses: {
