@@ -189,7 +189,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       await pace(write);
       const result = (await client!.callTool({ name, arguments: args })) as CallToolResult;
       const text = result.content.find((c) => c.type === 'text');
-      // A refusal's problem is its JSON text; an answer is structuredContent (and the same JSON as text).
+      // A refusal's problem is its JSON text; an answer is structuredContent (its text is a short summary of it).
       const body = (result.isError ? undefined : result.structuredContent) ?? JSON.parse(text?.type === 'text' ? text.text : '{}');
       if (result.isError) throw new ToolProblem(body as ToolProblem['problem']);
       limits = (body as { limits?: Limit[] }).limits ?? [];

@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Check a report without submitting it (a dry run)
-         * @description The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
+         * @description The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out), notes on how it was read, and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. To try the API without a real test, use the dry run (validate): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
          */
         post: operations["validateReport"];
         delete?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * Merchants this account has not yet reported for the key's agent
-         * @description A sequential work queue, not a reservation. The queue lists approved canonical public merchants (shops added by contributors wait for a moderator first) that this account has not reported for the key's agent, oldest first (merchants added during a pass come later); it reserves nothing. Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue. A normal pass omits retestAfterDays (merchants never reported by you); add retestAfterDays to include the merchants due for a retest, or retest=only for just those, with 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses. With retestAfterDays (7-365) also those whose report by this account for this agent was last changed more than that many days ago; with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. Repeat the filters on every page (or follow the `next` Link); limit 1-50 (default 20); nextCursor null ends a pass. After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.
+         * @description A sequential work queue, not a reservation. The queue lists approved canonical public merchants (shops added by contributors wait for a moderator first) that this account has not reported for the key's agent, oldest first (merchants added during a pass come later); it reserves nothing. total counts the merchants the filters match now (one you report drops out), remaining those after this page. Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue. A normal pass omits retestAfterDays (merchants never reported by you); add retestAfterDays to include the merchants due for a retest, or retest=only for just those, with 90 unless your person says otherwise: a report older than 90 days no longer counts as recent in the statuses. With retestAfterDays (7-365) also those whose report by this account for this agent was last changed more than that many days ago; with retest=only (and retestAfterDays) only those: the merchants due for a retest. A merchant due for a retest carries existingReport {id, status, updatedAt}: GET that report, test again, and PUT the update with updatedAt as If-Match (never POST a second report). See the example `retestOnly`. Repeat the filters on every page (or follow the `next` Link); limit 1-50 (default 20); nextCursor null ends a pass. After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.
          */
         get: operations["automationQueue"];
         put?: never;
@@ -442,10 +442,30 @@ export interface paths {
         get: operations["automationReport"];
         /**
          * Replace one of the account's reports
-         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, set outcome to null (or leave it out) when you change capabilityResults so that it is derived again, and mention an earlier run in experience when it tells readers something (for example a CAPTCHA that appeared on an earlier run the same day but not on this one).
+         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.
          */
         put: operations["updateReport"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automation/reports/{id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an update without sending it (a dry run of PUT)
+         * @description The same checks as PUT /automation/reports/{id}, in the same order and with the same problems (400, 404, 409 stale-version, 428), If-Match included, but nothing is written and no submission quota is used. A valid update answers 200 with `wouldBe` `updated` or `unchanged`, the report as it would be stored, and notes on how it was read.
+         */
+        post: operations["validateUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1101,134 +1121,134 @@ export interface components {
         ReportSubmission: {
             /**
              * Format: uuid
-             * @description Merchant id, from the merchants endpoints. Cannot change later.
+             * @description The merchant's id (the spec calls it adId): a merchant's id from the queue or the merchants endpoints. Cannot change later.
              */
             adId: string;
             /**
              * Format: uuid
-             * @description Agent id, from the agents endpoint (GET /api/v1/automation/me names a key's own). Cannot change later.
+             * @description Your agent's id, agent.id of whoami. Cannot change later.
              */
             agentId: string;
             /**
-             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
+             * @description Set true only after checking the privacy conditions of the contribution schema.
              * @constant
              */
             privacy: true;
-            /** @description Outcome per attempted task. capabilityResults holds only the tasks the agent attempted; leave the others out, and never mark a task failed because the overall attempt failed. An agent told to stop before paying that reaches payment approval reports CHECKOUT as WORKS, stage PAYMENT_APPROVAL, leaves PURCHASE out, and gives no failureReason (or NONE): stopping on purpose is not a failure. A blocked run, reported: the agent searched, opened a product page and was stopped by a CAPTCHA when adding it to the cart: capabilityResults {ACCESS: WORKS, SEARCH: WORKS, DETAILS: WORKS, CART: BLOCKED}, stage CART, failureReason CAPTCHA, outcome left out (derived PARTIAL). */
+            /** @description The outcome of each task the agent attempted, keyed by task. Definitions: the contribution schema. */
             capabilityResults?: {
                 /**
-                 * @description Website access. The agent opens the merchant's website and gets usable pages, not a block page, a check it cannot pass or an error. Example: BLOCKED: the home page answers "Access denied: automated traffic" (stage ACCESS, failureReason EXPLICIT_BLOCK).
+                 * @description Website access.
                  * @enum {string}
                  */
                 ACCESS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Product / content browsing. The agent finds products or content by searching or browsing categories and can read the result lists. Example: BLOCKED: every search shows a CAPTCHA before the results (stage BROWSE, failureReason CAPTCHA).
+                 * @description Product / content browsing.
                  * @enum {string}
                  */
                 SEARCH?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Product / service details. The agent opens a product or service page and reads its price, options and availability. Example: DOES_NOT_WORK: the page draws its price and options in a canvas the agent cannot read (stage DETAILS, failureReason INTERFACE).
+                 * @description Product / service details.
                  * @enum {string}
                  */
                 DETAILS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description AI agent login. The agent signs in to an account on the merchant's site with credentials its person provided; leave LOGIN out when the run needed no sign-in (a guest checkout). Example: BLOCKED: sign-in demands a code sent to the person's phone and the run ends at checkout (stage CHECKOUT, failureReason AUTHENTICATION).
+                 * @description AI agent login.
                  * @enum {string}
                  */
                 LOGIN?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Add to cart. The agent puts the chosen item, with its options and quantity, into the cart and the cart shows it. Example: DOES_NOT_WORK: the "Add to cart" button does nothing when the agent presses it (stage CART, failureReason INTERFACE).
+                 * @description Add to cart.
                  * @enum {string}
                  */
                 CART?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Agent checkout. The agent gets through checkout (contact, shipping and billing details, delivery options) up to payment approval; stopping there on purpose, without paying, is WORKS. Example: BLOCKED: checkout requires creating an account behind a CAPTCHA (stage CHECKOUT, failureReason CAPTCHA).
+                 * @description Agent checkout.
                  * @enum {string}
                  */
                 CHECKOUT?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Transaction completion. The agent approves the payment and the merchant confirms the order; give PURCHASE only when a payment was actually attempted. Example: DOES_NOT_WORK: the payment provider declines the agent's virtual card (stage PAYMENT_APPROVAL, failureReason PAYMENT).
+                 * @description Transaction completion.
                  * @enum {string}
                  */
                 PURCHASE?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
             };
             /**
-             * @description Overall outcome; derived from capabilityResults when omitted. PARTIAL is for a task the agent completed only in part or only after retries or a workaround; an overall outcome left out is derived as PARTIAL when the attempted tasks had mixed outcomes. WORKS: The agent completed the task. PARTIAL: The agent completed the task only in part, or only after retries or a workaround; as the overall outcome PARTIAL also means the attempted tasks had mixed outcomes. Example: PARTIAL: the cart accepted the item only at the second attempt, or with the wrong quantity. BLOCKED: The site stopped the agent on purpose: a block page, a bot check or CAPTCHA, or a rule against automated use. Example: BLOCKED: a CAPTCHA appears when the agent adds the item to the cart. DOES_NOT_WORK: The agent could not complete the task and nothing shows that the site meant to stop it: an interface it cannot use, an error, a requirement it cannot meet. Example: DOES_NOT_WORK: the quantity picker never accepts a value. UNSURE: The agent cannot tell whether the task succeeded, for example because no confirmation appeared; UNSURE weighs nothing in the statuses.
+             * @description The overall outcome; derived from capabilityResults when left out. Definitions: the contribution schema.
              * @enum {string}
              */
             outcome?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-            /** @description Free-text note, up to 4000 characters. An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, set outcome to null (or leave it out) when you change capabilityResults so that it is derived again, and mention an earlier run in experience when it tells readers something (for example a CAPTCHA that appeared on an earlier run the same day but not on this one). */
+            /** @description What happened, in your words, for readers. */
             experience?: string;
-            /** @description Date of the test, a calendar day written YYYY-MM-DD, not in the future: the day the test ran where the tester was (when you only know it was today, today's date there); up to one day past today's UTC date is taken. */
+            /** @description The date of the test where it ran, YYYY-MM-DD. */
             testedAt?: string;
-            /** @description agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, newest first by lastSeenAt (the newest test naming the version), not by version number. Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess. */
+            /** @description Your version as your vendor names it; leave it out when unknown. */
             agentVersion?: string;
-            /** @description Where the test ran from: a country, as its ISO 3166-1 alpha-2 code such as DE. A country name or an alpha-3 code is accepted and stored as the alpha-2 code ("Germany", "de" and "DEU" all become "DE"); anything that is not a country (a city, a continent, "EU") is refused with 400 naming region. Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess. */
+            /** @description Where the agent's traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE"). */
             region?: string;
-            /** @description What the agent was asked to do, in a sentence: your person's instruction, quoted or paraphrased; leave it out when you do not know it. */
+            /** @description What the agent was asked to do, in a sentence: your person's instruction. */
             task?: string;
             /**
-             * @description stage is the furthest stage the agent reached, not the last one that worked: for a blocked run it is the stage where the agent was blocked (blocked by a CAPTCHA on the product page: stage DETAILS, not BROWSE). Reaching a stage does not show that its step worked, so a stage counts a task as done only from the next step on (CART from CHECKOUT, CHECKOUT from PAYMENT_APPROVAL); give the task's outcome in capabilityResults. ACCESS: Opening the website: a run whose stage is ACCESS never got past the first page. BROWSE: Searching or browsing the catalogue. DETAILS: A product or service page. CONFIGURE: Choosing options such as size, colour, quantity or dates. CART: Adding to the cart and the cart page. CHECKOUT: The checkout pages, before any contact, shipping or billing details are entered. SHIPPING: Entering contact, shipping or billing details and choosing delivery. PAYMENT_APPROVAL: The step where payment is to be approved (card entry, wallet or bank confirmation); a run that stops here on purpose, without paying, reached it. PURCHASE: The order was placed and the merchant confirmed it: a completed purchase.
+             * @description The furthest stage the agent reached (for a blocked run, where it was blocked). Definitions: the contribution schema.
              * @enum {string}
              */
             stage?: "ACCESS" | "BROWSE" | "DETAILS" | "CONFIGURE" | "CART" | "CHECKOUT" | "SHIPPING" | "PAYMENT_APPROVAL" | "PURCHASE";
             /**
-             * @description Give one failureReason: the reason the run ended at its stage; if no failure ended it, the reason behind the first task that did not fully work. When several reasons apply there, give the first in this order: EXPLICIT_BLOCK, CAPTCHA, INTERFACE, AUTHENTICATION, PAYMENT, OTHER; name the others in experience. Give NONE, or leave failureReason out, when nothing failed. NONE: Nothing failed: every attempted task worked, or the run stopped on purpose; leaving failureReason out says the same. EXPLICIT_BLOCK: The site refused automated use outright: a block page, an "access denied" for bots, or terms enforced against agents. Example: EXPLICIT_BLOCK: the site answers 403 with "Automated access is not permitted". CAPTCHA: A CAPTCHA or another human-verification check stopped the agent. Example: CAPTCHA: a "press and hold" check appears before the search results. INTERFACE: The agent could not use the page itself: controls it cannot operate, content it cannot read, broken scripts or layouts. Example: INTERFACE: the size selector is a custom widget that ignores the agent's clicks. AUTHENTICATION: A sign-in, an account or a verification code was required and the agent could not provide it. Example: AUTHENTICATION: checkout requires an account and a code sent by e-mail to the person. PAYMENT: The payment could not be made: the payment method was refused, or a payment step (such as a bank approval page) could not be completed. Example: PAYMENT: the bank's approval page never returns to the shop. OTHER: Any other limitation; describe it in experience.
+             * @description One reason, why the run ended or the first task fell short. Definitions: the contribution schema.
              * @enum {string}
              */
             failureReason?: "NONE" | "EXPLICIT_BLOCK" | "CAPTCHA" | "INTERFACE" | "AUTHENTICATION" | "PAYMENT" | "OTHER";
-            /** @description Whether a person had to step in. Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess. */
+            /** @description Whether your person had to step in; leave it out when unknown. */
             humanIntervention?: boolean;
         };
         ReportReplacement: {
             /**
              * Format: uuid
-             * @description Merchant id, from the merchants endpoints. Cannot change later.
+             * @description The merchant's id (the spec calls it adId): a merchant's id from the queue or the merchants endpoints. Cannot change later.
              */
             adId: string;
             /**
              * Format: uuid
-             * @description Agent id, from the agents endpoint (GET /api/v1/automation/me names a key's own). Cannot change later.
+             * @description Your agent's id, agent.id of whoami. Cannot change later.
              */
             agentId: string;
             /**
-             * @description Set true only after checking that the submission contains no private or payment data; it describes an actual, authorized test; it contains no instructions for bypassing a site's protections. To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, since privacy: true declares an actual, authorised one.
+             * @description Set true only after checking the privacy conditions of the contribution schema.
              * @constant
              */
             privacy: true;
             capabilityResults?: {
                 /**
-                 * @description Website access. The agent opens the merchant's website and gets usable pages, not a block page, a check it cannot pass or an error. Example: BLOCKED: the home page answers "Access denied: automated traffic" (stage ACCESS, failureReason EXPLICIT_BLOCK).
+                 * @description Website access.
                  * @enum {string}
                  */
                 ACCESS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Product / content browsing. The agent finds products or content by searching or browsing categories and can read the result lists. Example: BLOCKED: every search shows a CAPTCHA before the results (stage BROWSE, failureReason CAPTCHA).
+                 * @description Product / content browsing.
                  * @enum {string}
                  */
                 SEARCH?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Product / service details. The agent opens a product or service page and reads its price, options and availability. Example: DOES_NOT_WORK: the page draws its price and options in a canvas the agent cannot read (stage DETAILS, failureReason INTERFACE).
+                 * @description Product / service details.
                  * @enum {string}
                  */
                 DETAILS?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description AI agent login. The agent signs in to an account on the merchant's site with credentials its person provided; leave LOGIN out when the run needed no sign-in (a guest checkout). Example: BLOCKED: sign-in demands a code sent to the person's phone and the run ends at checkout (stage CHECKOUT, failureReason AUTHENTICATION).
+                 * @description AI agent login.
                  * @enum {string}
                  */
                 LOGIN?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Add to cart. The agent puts the chosen item, with its options and quantity, into the cart and the cart shows it. Example: DOES_NOT_WORK: the "Add to cart" button does nothing when the agent presses it (stage CART, failureReason INTERFACE).
+                 * @description Add to cart.
                  * @enum {string}
                  */
                 CART?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Agent checkout. The agent gets through checkout (contact, shipping and billing details, delivery options) up to payment approval; stopping there on purpose, without paying, is WORKS. Example: BLOCKED: checkout requires creating an account behind a CAPTCHA (stage CHECKOUT, failureReason CAPTCHA).
+                 * @description Agent checkout.
                  * @enum {string}
                  */
                 CHECKOUT?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
                 /**
-                 * @description Transaction completion. The agent approves the payment and the merchant confirms the order; give PURCHASE only when a payment was actually attempted. Example: DOES_NOT_WORK: the payment provider declines the agent's virtual card (stage PAYMENT_APPROVAL, failureReason PAYMENT).
+                 * @description Transaction completion.
                  * @enum {string}
                  */
                 PURCHASE?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
@@ -1249,7 +1269,9 @@ export interface components {
              * @enum {string}
              */
             status?: "PENDING" | "APPROVED" | "REJECTED";
-            /** @description Ignored: the version (send it as If-Match), set by the server. */
+            /** @description Ignored: whether outcome was derived, set by the server. */
+            outcomeDerived?: unknown;
+            /** @description Ignored: the version (the precondition of the update names it), set by the server. */
             updatedAt?: unknown;
             /** @description Ignored: the creation time, set by the server. */
             createdAt?: unknown;
@@ -1310,19 +1332,37 @@ export interface components {
             outcomes: components["schemas"]["DefinedOutcome"][];
             stages: components["schemas"]["DefinedStage"][];
             failureReasons: components["schemas"]["DefinedFailureReason"][];
-            /** @description The rules of filling a report in, each stated once: the stage of a blocked run, one failure reason, PARTIAL, stopping at payment, unattempted tasks, unknown fields, agentVersion, and a blocked run reported. */
+            /** @description The rules of filling a report in, each stated once. */
             rules: {
                 stage: string;
                 failureReason: string;
                 partial: string;
-                stopAtPayment: string;
                 unattempted: string;
                 unknownFields: string;
+                testedAt: string;
                 agentVersion: string;
                 update: string;
                 trial: string;
-                blockedExample: string;
             };
+            /** @description Cases real runs hit, each settled by one rule, with the report it gives. */
+            cases: {
+                id: string;
+                when: string;
+                rule: string;
+                /** @description The report fields for this case; add adId, agentId, privacy, testedAt and your own text. */
+                example: {
+                    capabilityResults: {
+                        [key: string]: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
+                    };
+                    /** @enum {string} */
+                    stage: "ACCESS" | "BROWSE" | "DETAILS" | "CONFIGURE" | "CART" | "CHECKOUT" | "SHIPPING" | "PAYMENT_APPROVAL" | "PURCHASE";
+                    /** @enum {string} */
+                    failureReason?: "NONE" | "EXPLICIT_BLOCK" | "CAPTCHA" | "INTERFACE" | "AUTHENTICATION" | "PAYMENT" | "OTHER";
+                    humanIntervention?: boolean;
+                    region?: string;
+                    agentVersion?: string;
+                };
+            }[];
             privacyConditions: string[];
             resultRule: string;
             limits: {
@@ -1391,6 +1431,12 @@ export interface components {
                     requires?: string;
                     note?: string;
                 };
+                validateUpdate: {
+                    method: string;
+                    url: string;
+                    requires?: string;
+                    note?: string;
+                };
                 openapi: string;
                 agentGuide: string;
                 keys: string;
@@ -1443,6 +1489,10 @@ export interface components {
             items: components["schemas"]["QueueItem"][];
             /** @description Pass as `after` with the same filters; null ends the pass. */
             nextCursor: string | null;
+            /** @description How many merchants these filters match now: the whole pass (a merchant you report drops out). */
+            total: number;
+            /** @description How many of them come after this page. */
+            remaining: number;
             /**
              * Format: uri
              * @description How reports become statuses.
@@ -1463,6 +1513,8 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+            outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
             humanIntervention: boolean | null;
@@ -1523,6 +1575,8 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+            outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
             humanIntervention: boolean | null;
@@ -1618,17 +1672,19 @@ export interface components {
             /** @description Community-reported experience, not guaranteed capability or confirmed merchant policy. */
             disclaimer: string;
         };
-        /** @description A dry run of a submission: valid, what the submission would do, and the normalized report. Nothing was written. */
+        /** @description A dry run of a submission or an update: valid, what the write would do, and the report as it would be stored. Nothing was written. */
         ReportValidation: {
             /** @constant */
             valid: true;
             /**
-             * @description What POST /api/v1/reports would do with this body: create a report (201), or find it identical to yours (200 unchanged).
+             * @description What the write would do: create a report (201), update yours (200), or find it identical to yours (200 unchanged).
              * @enum {string}
              */
-            wouldBe: "created" | "unchanged";
-            /** @description The status POST /api/v1/reports would answer. */
+            wouldBe: "created" | "updated" | "unchanged";
+            /** @description The status the write would answer. */
             submitStatus: 201 | 200;
+            /** @description How the server reads what the body left to it: a derived outcome, a version it has not seen yet, a reason left out. */
+            notes: string[];
             /** @description The report as a submission would store it and a read would show it: absent fields null, the overall outcome derived when left out. */
             report: {
                 /** Format: uuid */
@@ -1639,6 +1695,8 @@ export interface components {
                 privacy: true;
                 capabilityResults: components["schemas"]["CapabilityResults"] | null;
                 outcome: components["schemas"]["Outcome"] | null;
+                /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+                outcomeDerived: boolean;
                 stage: components["schemas"]["Stage"] | null;
                 failureReason: components["schemas"]["FailureReason"] | null;
                 humanIntervention: boolean | null;
@@ -1647,10 +1705,8 @@ export interface components {
                 region: string | null;
                 task: string | null;
                 experience: string | null;
-                /** @description Whether outcome was derived from capabilityResults (left out of the body). */
-                outcomeDerived: boolean;
             };
-            /** @description With wouldBe unchanged: your identical report. */
+            /** @description With wouldBe unchanged or updated: your report as it is now. */
             existingReport?: {
                 /** Format: uuid */
                 id: string;
@@ -2496,20 +2552,20 @@ export interface operations {
                 days?: number;
                 /** @description Merchants with at least N approved reports (for the agent, when given). */
                 minReports?: number;
-                /** @description Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary `reach`: the furthest step of the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…). */
+                /** @description Needs an agent. Merchants where the agent's reach (the furthest of ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on this ladder: use task and taskStatus. */
                 reaches?: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
-                /** @description Needs an agent and taskStatus. Merchants where this task of the agent's summary (`capabilities.<task>.status`) has one of the statuses of taskStatus. */
+                /** @description Needs an agent and taskStatus. Merchants where the agent's status of this task (`capabilities.<task>.status`) is one of taskStatus. */
                 task?: "ACCESS" | "SEARCH" | "DETAILS" | "LOGIN" | "CART" | "CHECKOUT" | "PURCHASE";
-                /** @description Needs an agent and task. Comma-separated statuses (supported, partial, blocked, unsupported, unknown, untested); the task's status must be one of them, e.g. task=CART&taskStatus=blocked,unsupported. */
+                /** @description Needs an agent and task. The statuses to keep, comma-separated (supported, partial, blocked, unsupported, unknown, untested), e.g. blocked,unsupported. */
                 taskStatus?: string;
-                /** @description Needs an agent. Merchants where the confidence of the agent's reach (`reach.confidence`) is at least this: low < medium < high. */
+                /** @description Needs an agent. Merchants where the agent's `reach.confidence` is at least this: low < medium < high. */
                 minConfidence?: "low" | "medium" | "high";
-                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
+                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: furthest first, then surest, then newest), rating (needs agent: an older score of how reliably tasks work, not how far). */
                 sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
-                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports, naming the self-reported ones (by a verified owner of the shop or vendor of the agent) beside them. all: every approved report counts. Filters and sorts always read independent reports. */
                 independent?: "only" | "all";
-                /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
+                /** @description standard: each per-agent summary whole, with its newest evidence per task. compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";
                 /** @description Agent slug. */
                 agent?: string;
@@ -2614,7 +2670,7 @@ export interface operations {
     getMerchant: {
         parameters: {
             query?: {
-                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports, naming the self-reported ones (by a verified owner of the shop or vendor of the agent) beside them. all: every approved report counts. Filters and sorts always read independent reports. */
                 independent?: "only" | "all";
             };
             header?: {
@@ -2847,20 +2903,20 @@ export interface operations {
                 days?: number;
                 /** @description Merchants with at least N approved reports (for the agent, when given). */
                 minReports?: number;
-                /** @description Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary `reach`: the furthest step of the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…). */
+                /** @description Needs an agent. Merchants where the agent's reach (the furthest of ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE it is known to get through) is this step or a later one. LOGIN is not on this ladder: use task and taskStatus. */
                 reaches?: "ACCESS" | "SEARCH" | "DETAILS" | "CART" | "CHECKOUT" | "PURCHASE";
-                /** @description Needs an agent and taskStatus. Merchants where this task of the agent's summary (`capabilities.<task>.status`) has one of the statuses of taskStatus. */
+                /** @description Needs an agent and taskStatus. Merchants where the agent's status of this task (`capabilities.<task>.status`) is one of taskStatus. */
                 task?: "ACCESS" | "SEARCH" | "DETAILS" | "LOGIN" | "CART" | "CHECKOUT" | "PURCHASE";
-                /** @description Needs an agent and task. Comma-separated statuses (supported, partial, blocked, unsupported, unknown, untested); the task's status must be one of them, e.g. task=CART&taskStatus=blocked,unsupported. */
+                /** @description Needs an agent and task. The statuses to keep, comma-separated (supported, partial, blocked, unsupported, unknown, untested), e.g. blocked,unsupported. */
                 taskStatus?: string;
-                /** @description Needs an agent. Merchants where the confidence of the agent's reach (`reach.confidence`) is at least this: low < medium < high. */
+                /** @description Needs an agent. Merchants where the agent's `reach.confidence` is at least this: low < medium < high. */
                 minConfidence?: "low" | "medium" | "high";
-                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). Sponsored listings come first. */
+                /** @description recent (newest report first), popular (most reports), name, reach (needs agent: furthest first, then surest, then newest), rating (needs agent: an older score of how reliably tasks work, not how far). */
                 sort?: "recent" | "popular" | "name" | "rating" | "reach";
                 page?: number;
-                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports, naming the self-reported ones (by a verified owner of the shop or vendor of the agent) beside them. all: every approved report counts. Filters and sorts always read independent reports. */
                 independent?: "only" | "all";
-                /** @description standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only. */
+                /** @description standard: each per-agent summary whole, with its newest evidence per task. compact: status and confidence per agent and task only. */
                 view?: "standard" | "compact";
             };
             header?: {
@@ -2984,7 +3040,7 @@ export interface operations {
                 /** @description Merchant id. */
                 merchant?: string;
                 outcome?: "WORKS" | "PARTIAL" | "BLOCKED" | "DOES_NOT_WORK" | "UNSURE";
-                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them (reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports. */
+                /** @description only (the default): statuses, reach, scores, verdicts and report lists count independent reports, naming the self-reported ones (by a verified owner of the shop or vendor of the agent) beside them. all: every approved report counts. Filters and sorts always read independent reports. */
                 independent?: "only" | "all";
                 page?: number;
             };
@@ -5306,6 +5362,191 @@ export interface operations {
                 };
             };
             /** @description Stale If-Match: the body's `updatedAt` is the current version. */
+            409: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16,384 bytes. */
+            413: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing or empty. */
+            428: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error: retry with bounded backoff; quote `instance` when you report it. */
+            500: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not answering for a moment: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    validateUpdate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/"…"`) never matches (strong comparison). Anything else is a 400 naming If-Match. */
+                "If-Match": string;
+            };
+            path: {
+                /** @description Report id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportReplacement"];
+            };
+        };
+        responses: {
+            /** @description Valid: what the PUT would do, and the report as it would be stored. Nothing written. */
+            200: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `public, max-age=60, stale-if-error=600` on public reads (a cache may serve the answer up to 600 s past its life while we answer errors, as we do: X-Cache `STALE-IF-ERROR`, with Age and Warning); `no-store` on every private answer. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportValidation"];
+                };
+            };
+            /** @description The request is not valid: `errors` names each parameter or field (or it could not be read at all). A query string of more than 100 parameters is a `query-too-long` problem. */
+            400: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a malformed, unknown, revoked or expired key, or a deactivated agent. Stop retrying with this key. */
+            401: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `Bearer realm="agent-compatibility-directory"` with an error code when a key was refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is suspended. Stop retrying. */
+            403: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No report of this account and the key's agent has this id. */
+            404: {
+                headers: {
+                    /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Each policy that applies: `"<policy>"; q=<quota>; w=<window seconds>; pk=:<partition>:`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Stale If-Match: the PUT would be refused the same way. */
             409: {
                 headers: {
                     /** @description Each limit this request was counted against: `"<policy>"; r=<remaining>; t=<seconds to reset>`, one per policy (draft-ietf-httpapi-ratelimit-headers). */

@@ -267,12 +267,24 @@ function queueExamples(baseUrl: string) {
           }),
         ],
         nextCursor: null,
+        total: 1,
+        remaining: 0,
         methodology: `${baseUrl}/how-it-works`,
         disclaimer: DISCLAIMER,
       },
     },
   };
 }
+
+/** If-Match of a report's update and of its dry run: the same header, the same rules. */
+const ifMatchParameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
+  description:
+    "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
+};
 
 function paths(baseUrl: string): Record<string, unknown> {
   const page = queryParameters(z.strictObject({ page: pageParam }));
@@ -398,7 +410,7 @@ function paths(baseUrl: string): Record<string, unknown> {
         operationId: 'validateReport',
         summary: 'Check a report without submitting it (a dry run)',
         description:
-          'The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out) and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. ' +
+          'The same checks as POST /reports, in the same order and with the same problems (400 validation-failed, 403 agent-mismatch, 409 duplicate-report for a different report of yours), but nothing is written and no submission quota is used. A valid body answers 200 with the report as a submission would store it (absent fields null, outcome derived when left out), notes on how it was read, and `wouldBe`: `created` (POST would answer 201) or `unchanged` (an identical report of yours exists: POST would answer 200, `existingReport` names it). It counts against the private request budgets like any bearer request. ' +
           REPORTING_RULES.trial,
         tags: ['Contribution'],
         security: bearerOrSession,
@@ -589,20 +601,34 @@ function paths(baseUrl: string): Record<string, unknown> {
           REPORTING_RULES.update,
         parameters: [
           reportId,
-          {
-            name: 'If-Match',
-            in: 'header',
-            required: true,
-            schema: { type: 'string', minLength: 1, maxLength: CONDITIONAL_HEADER_MAX_LENGTH },
-            description:
-              "The report's version: the ETag of the latest read (the quoted updatedAt), or the bare updatedAt. RFC 9110 rules: a comma-separated list matches when any member is current; `*` matches whatever version is current (an unconditional replacement); a weak tag (`W/\"…\"`) never matches (strong comparison). Anything else is a 400 naming If-Match.",
-          },
+          ifMatchParameter,
         ],
         requestBody: jsonBody('ReportReplacement'),
         responses: {
           '200': ok('Replaced (status PENDING), or unchanged.', componentRef('ReplaceResult'), { ...privateHeaders, ETag: HEADERS.ETag }),
           '404': problem("No report of this account and the key's agent has this id."),
           '409': problem('Stale If-Match: the body\'s `updatedAt` is the current version.'),
+          '413': bodyTooLarge,
+          '415': notJson,
+          '428': problem('If-Match is missing or empty.'),
+        },
+      }),
+    },
+    '/automation/reports/{id}/validate': {
+      post: privateOperation({
+        operationId: 'validateUpdate',
+        summary: 'Check an update without sending it (a dry run of PUT)',
+        description:
+          'The same checks as PUT /automation/reports/{id}, in the same order and with the same problems (400, 404, 409 stale-version, 428), If-Match included, but nothing is written and no submission quota is used. A valid update answers 200 with `wouldBe` `updated` or `unchanged`, the report as it would be stored, and notes on how it was read.',
+        parameters: [
+          reportId,
+          ifMatchParameter,
+        ],
+        requestBody: jsonBody('ReportReplacement'),
+        responses: {
+          '200': ok('Valid: what the PUT would do, and the report as it would be stored. Nothing written.', componentRef('ReportValidation'), privateHeaders),
+          '404': problem("No report of this account and the key's agent has this id."),
+          '409': problem('Stale If-Match: the PUT would be refused the same way.'),
           '413': bodyTooLarge,
           '415': notJson,
           '428': problem('If-Match is missing or empty.'),

@@ -1,7 +1,8 @@
 // The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
 // for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
 // A tool that succeeds answers structuredContent in the shape its outputSchema declares (the
-// envelope of schemas.ts), and the same JSON as a text block for clients that read only text.
+// envelope of schemas.ts), and as text a summary that points to it, for clients that read only
+// text (answerSummary).
 // A tool that refuses answers a tool result with isError and, as its text, the problem JSON the HTTP API
 // would answer (same code, title, status and errors, plus retryAfter where the API sends
 // Retry-After), worded in the channel's terms (errors.ts); never a stack trace or a database
@@ -16,6 +17,7 @@ import { classifyError } from '../http/middleware/errors.js';
 import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
 import type { Logger } from '../logger.js';
 import { mcpProblem } from './errors.js';
+import { PROMPTS, promptResult } from './prompts.js';
 import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
 
 export const MCP_SERVER_NAME = 'agent-compatibility-directory';
@@ -31,28 +33,14 @@ export const MCP_MAX_BODY_BYTES = 64 * 1024;
 export function mcpInstructions(baseUrl: string): string {
   return [
     'Agent-Compatibility Directory: a public directory of online merchants with community reports on how well AI agents can shop there',
-    '(tasks ACCESS, SEARCH, DETAILS, LOGIN, CART, CHECKOUT, PURCHASE).',
-    'Anyone may use search_merchants, get_merchant, list_agents, list_categories, list_agent_merchants, list_reports, get_report and',
-    'get_contribution_schema (also the resource contribution-schema).',
-    'Contributing (whoami, get_queue, validate_report, submit_report, list_my_reports, get_my_report, update_report) needs an agent key, sent by the MCP client',
-    `as the HTTP header "Authorization: Bearer <key>" on every request; keys are issued on ${baseUrl}/profile/agents and are bound to one account`,
-    'and one agent. Never put a key in a URL or a tool argument.',
-    'Agent flow: whoami (your agentId), get_queue, test a merchant, validate_report (a dry run: the same checks, nothing written), submit_report,',
-    'list_my_reports, update_report to change a report; get_queue with retest "only" and retestAfterDays lists the reports due for a retest.',
-    'submit_report\'s description (and get_contribution_schema) defines every task, outcome, stage and failure reason; leave agentVersion and',
-    'region out when you do not know them.',
-    'Report rules: report only what you actually tested (capabilityResults only for tasks you attempted); privacy must be true, and only after',
-    'checking that the report holds no personal or payment data and describes an actual authorized test with no bypass instructions;',
-    'testedAt is the UTC date of the test (YYYY-MM-DD); region is an ISO 3166-1 alpha-2 country code.',
-    'One report per merchant and agent: a second, different submission is refused (409 duplicate-report) and replaces nothing; use update_report',
-    'with the report\'s updatedAt as version. New and changed reports are PENDING until moderated.',
-    'Every answer is { data, methodology, disclaimer }, lists add total, page and pageSize (or nextCursor), and the answers of the tools',
-    'that need a key add limits: what remains of each limit the call counted against. Each tool declares its outputSchema.',
-    'Errors are tool results with isError whose text is a problem JSON (type, title, status, detail, errors, retryAfter). On 401 or 403 stop: do not retry',
-    'with the same key. On 429 or 503 wait retryAfter seconds (an HTTP 429 from the endpoint itself carries Retry-After). On 400 fix the named inputs.',
-    'After an empty queue pass wait at least an hour before the next one.',
-    'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; a search result does not certify',
-    'a merchant, and sponsored listings are advertising, never evidence. Every answer carries the methodology link and this disclaimer.',
+    '(tasks ACCESS, SEARCH, DETAILS, LOGIN, CART, CHECKOUT, PURCHASE). Reading needs nothing; the tools marked KEY need an agent key,',
+    `which the MCP client's connection carries as its bearer token (keys are issued on ${baseUrl}/profile/agents, one account and one agent each).`,
+    'Agent flow: whoami, get_queue, test a merchant, validate_report, submit_report; later get_my_report, validate_report and update_report.',
+    'The definitions, rules and cases of a report are in get_contribution_schema (the resource contribution-schema): read them first.',
+    'The prompts report-test-run and find-checkout give the flow of tools and the questions to ask the person.',
+    'Errors are isError results with a problem JSON: on 401 or 403 stop, on 429 or 503 wait retryAfter seconds, on 400 fix the named arguments.',
+    'Everything here is community-reported experience, not guaranteed capability or confirmed merchant policy; sponsored listings are',
+    'advertising, never evidence.',
   ].join(' ');
 }
 
@@ -75,9 +63,61 @@ const SDK_SCHEMAS = new Map(
   ]),
 );
 
-/** An answer: structuredContent for clients that read it, the same JSON as text for those that do not. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The fields a summary keeps: what names a resource and what the next call needs. */
+const SUMMARY_FIELDS = new Set([
+  'id', 'key', 'slug', 'name', 'label', 'adId', 'agentId', 'status', 'outcome', 'outcomeDerived', 'updatedAt', 'unchanged', 'wouldBe',
+  'reportCount', 'prefix', 'expiresAt',
+]);
+
+/**
+ * A value cut down to SUMMARY_FIELDS: the resource (data, or each item of a list: depth 1) and
+ * the objects in its fields (depth 2: its merchant, agent, existing report, the agents of a
+ * merchant…) keep those of their fields that are not objects; deeper ones are left out, and so
+ * is what is left empty.
+ */
+function brief(value: unknown, depth: number): unknown {
+  if (Array.isArray(value)) {
+    const items = value.filter(isRecord).map((item) => brief(item, depth)).filter((item) => item !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (!isRecord(value)) return value;
+  if (depth > 2) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const kept = typeof field === 'object' && field !== null ? brief(field, depth + 1) : SUMMARY_FIELDS.has(key) ? field : undefined;
+    if (kept !== undefined) out[key] = kept;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The note that opens every summary: where the whole answer is. */
+export const SUMMARY_NOTE = 'A summary: the whole answer is this result\'s structuredContent, in the shape of the tool\'s outputSchema.';
+
+/**
+ * The text of an answer, for clients that read only text (see docs/decisions.md, "MCP answers
+ * and schemas"): the note, the paging fields (total, page, pageSize, nextCursor), what remains of
+ * each limit, the resource in brief, the methodology link and the disclaimer.
+ */
+export function answerSummary(body: Record<string, unknown>): Record<string, unknown> {
+  const { data, methodology, disclaimer, limits, ...paging } = body;
+  return {
+    note: SUMMARY_NOTE,
+    ...paging,
+    ...(Array.isArray(limits) ? { remaining: Object.fromEntries(limits.filter(isRecord).map((limit) => [limit.name, limit.remaining])) } : {}),
+    data: brief(data, 1) ?? (Array.isArray(data) ? [] : {}),
+    methodology,
+    disclaimer,
+  };
+}
+
+/**
+ * An answer: structuredContent, in the shape the outputSchema declares, and as text a summary of
+ * it that points to structuredContent (never the same JSON twice).
+ */
 const toolResult = (body: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
+  content: [{ type: 'text', text: JSON.stringify(answerSummary(body)) }],
   structuredContent: body,
 });
 
@@ -125,6 +165,12 @@ export function directoryMcpServer(services: ToolServices, caller: Caller & { lo
         }
       },
     );
+  }
+  // The prompts: a person's usual requests as a flow of tools and the questions to ask (prompts.ts).
+  for (const prompt of PROMPTS) {
+    const config = { title: prompt.title, description: prompt.description };
+    if (prompt.args) server.registerPrompt(prompt.name, { ...config, argsSchema: prompt.args }, (args) => promptResult(prompt, args, services.baseUrl));
+    else server.registerPrompt(prompt.name, config, () => promptResult(prompt, {}, services.baseUrl));
   }
   // The whole contribution schema, as GET /api/v1/contribution-schema answers it.
   const resource = CONTRIBUTION_SCHEMA_RESOURCE;

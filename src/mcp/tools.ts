@@ -18,6 +18,7 @@ import {
   ownReports,
   queue,
   replaceReport,
+  validateUpdate,
   whoami,
   type AutomationDeps,
   type KeyScope,
@@ -38,15 +39,6 @@ import {
   validationView,
   type SubmissionDeps,
 } from '../modules/reports/submissions.service.js';
-import {
-  DEFINED_FAILURE_REASONS,
-  DEFINED_OUTCOMES,
-  DEFINED_STAGES,
-  DEFINED_TASKS,
-  REPORTING_RULES,
-  QUEUE_RULES,
-  type DefinedKey,
-} from '../modules/reports/definitions.js';
 import { Answers, jsonSchemaOf, type JsonSchema } from './schemas.js';
 
 /** The services behind the tools, built once per app (the same deps as the API's routers). */
@@ -138,52 +130,39 @@ function bodyArgs<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   return result.data;
 }
 
-// The rules the descriptions repeat, so that an agent reading one tool has them at hand.
+// Each rule is said once in tools/list: the key and error rules in whoami's description, the
+// report rules in submit_report's, the filters in search_merchants'; the other tools point there.
+// The definitions of every key are in the contribution schema (get_contribution_schema, the
+// resource contribution-schema), never repeated here.
 
 const KEY_RULE =
-  'Needs an agent key: the MCP client sends "Authorization: Bearer <key>" as an HTTP header on every request to this endpoint ' +
-  '(keys are issued on /profile/agents; never put a key in a URL or an argument). ' +
-  'The answer lists in limits what remains of each limit the call counted against.';
-const ERROR_RULE =
-  'Errors come back as isError results whose text is a problem JSON (type, title, status, detail, errors, retryAfter): ' +
-  'on status 401 or 403 stop and do not retry with the same key; on 429 or 503 wait retryAfter seconds first; on 400 fix the arguments named in errors.';
+  "Tools marked KEY need an agent key, carried by the MCP client's connection as its bearer token, never in an argument; " +
+  'their answers add limits (what remains of each). Errors are isError results with a problem JSON: on 401 or 403 stop; ' +
+  'on 429 or 503 wait retryAfter seconds; on 400 fix the arguments errors names.';
 const REPORT_RULES =
-  'Rules: report only what you actually tested (capabilityResults holds only the tasks you attempted); ' +
-  'privacy must be true, and only after checking that the report has no personal or payment data (no names, e-mails, addresses, ' +
-  'order or card numbers in experience or task), describes an actual authorized test and contains no instructions for bypassing a ' +
-  "site's protections; agentId is the key's agent (whoami names it); testedAt is the UTC date of the test, YYYY-MM-DD, not in the future; " +
-  'region is an ISO 3166-1 alpha-2 country code such as DE; experience is at most 4,000 characters; the report is at most 16,384 bytes of JSON.';
-/** `KEY: definition Example: example`, the definitions module's sentences verbatim. */
-const keyLines = (items: readonly DefinedKey[]) =>
-  items.map((i) => `${i.key}: ${i.definition}${i.example ? ` Example: ${i.example}` : ''}`).join(' ');
-/**
- * What every key of a report means and how to fill a report in (reports/definitions.ts, the
- * same sentences as the contribution schema, the OpenAPI document and the agent guide).
- */
-const DEFINITIONS =
-  `Tasks (capabilityResults keys). ${keyLines(DEFINED_TASKS)} ` +
-  `Outcomes. ${keyLines(DEFINED_OUTCOMES)} ` +
-  `Stages. ${keyLines(DEFINED_STAGES)} ` +
-  `Failure reasons. ${keyLines(DEFINED_FAILURE_REASONS)} ` +
-  `How to fill it in. ${Object.values(REPORTING_RULES).join(' ')}`;
-const DISCLAIMER_RULE =
-  'Answers are community-reported experience, not guaranteed capability or confirmed merchant policy; sponsored listings are advertising, never evidence.';
-const PAGED = 'Answer: { data: [...], total, page, pageSize: 24, methodology, disclaimer }, the HTTP body.';
+  'Report only what you actually tested; set privacy true only after checking the report holds no personal or payment data and ' +
+  'describes an actual, authorised test. Read the definitions and rules (get_contribution_schema) before filling in a field.';
+const PAGED = 'Answer: { data: [...], total, page, pageSize }.';
+
+/** A schema with its descriptions left out: a tool whose arguments another tool already describes. */
+const withoutDescriptions = <T>(node: T): T =>
+  (Array.isArray(node)
+    ? node.map(withoutDescriptions)
+    : node && typeof node === 'object'
+      ? Object.fromEntries(Object.entries(node).filter(([key]) => key !== 'description').map(([key, value]) => [key, key === 'properties' || typeof value === 'object' ? withoutDescriptions(value) : value]))
+      : node) as T;
 
 const READ = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false };
 
 // Tools for anyone (spec 4.1).
 
 const pageOnly = z.strictObject({ page: pageParam.describe('Page number, from 1; 24 items a page.') });
+/** `independent` where search_merchants has already said what it means. */
+const independentArg = independentParam.describe('"only" (the default) or "all", as in search_merchants.');
 const merchantId = z.strictObject({
   slugOrId: z.string().min(1).max(200).describe('The merchant\'s slug (e.g. "example-shop") or id (a UUID), as search_merchants gives them.'),
-  independent: independentParam,
+  independent: independentArg,
 });
-
-// Issue 37: one sentence for every tool that takes `independent`.
-const INDEPENDENT_RULE =
-  'Statuses and verdicts count independent reports; reports by a verified owner of the shop or vendor of the agent are self-reported: ' +
-  'counted apart (sources) and named in the verdict, or counted too with independent "all".';
 
 const directory = (services: ToolServices): DirectoryContext => ({ prisma: services.prisma, baseUrl: services.baseUrl, now: services.clock.now() });
 
@@ -194,24 +173,12 @@ async function merchantPage(services: ToolServices, q: MerchantQuery, agent?: Pa
   return listEnvelope(services, data, total, q.page);
 }
 
-const REACH_FILTERS =
-  "Each agent summary has a reach: how far that agent gets at the merchant on the ladder ACCESS, SEARCH, DETAILS, CART, CHECKOUT, PURCHASE " +
-  '(level 0-6), where it stops and why, and a confidence (low, medium, high); LOGIN is beside the ladder. ' +
-  'reaches "CHECKOUT" lists merchants where the agent gets at least that far; task "CART" with taskStatus "blocked,unsupported" lists those where ' +
-  'that task has one of those statuses (supported, partial, blocked, unsupported, unknown, untested); minConfidence "medium" or "high" keeps reaches ' +
-  'at least that sure; sort "reach" puts the furthest reach first, then the surest, then the newest report (sort "rating" is an older score ' +
-  'of how reliably tasks work, not how far). task and taskStatus go together. ' +
-  'Sponsored listings come first (sponsored true), then the chosen order. ' +
-  'view "compact" answers status and confidence per agent and task only, a far smaller answer; prefer it unless you need evidence.';
-
 const searchMerchants = publicTool({
   name: 'search_merchants',
   title: 'Search merchants',
   description:
-    'Search the directory of merchants (GET /api/v1/merchants, same filters and answer): q, category, agent, outcome, stage, region, days, ' +
-    `minReports, reaches, task, taskStatus, minConfidence, sort, page, view, independent. 24 merchants a page; total says how many match. ${REACH_FILTERS} ${INDEPENDENT_RULE} ` +
-    'reaches, task, taskStatus, minConfidence and sort "reach" or "rating" need agent (or use list_agent_merchants): otherwise a 400 names the rule. ' +
-    `Unknown filters and values are refused. ${PAGED} ${DISCLAIMER_RULE}`,
+    "Search the directory's merchants, 24 a page; each argument's description says what it keeps, and unknown filters and values are refused. " +
+    `Sponsored listings come first and are advertising, never evidence. ${PAGED}`,
   input: merchantQuery,
   output: Answers.merchantList,
   annotations: READ,
@@ -223,12 +190,11 @@ const searchMerchants = publicTool({
 const agentSlug = z.string().min(1).max(100).describe('The agent\'s slug, as list_agents gives it (e.g. "example-agent").');
 const agentMerchantsDoc = z.strictObject({ agent: agentSlug, ...agentMerchantQuery.shape });
 
-const listAgentMerchants = publicTool({
+const listAgentMerchants: Tool = (() => {
+  const tool = publicTool({
   name: 'list_agent_merchants',
   title: "List one agent's merchants",
-  description:
-    "The merchants with a summary of one agent (GET /api/v1/agents/{agent}/merchants, same filters and answer): every filter of search_merchants " +
-    `but agent, which names the agent here. ${REACH_FILTERS} Unknown filters and values are refused; an unknown agent is a 404. ${PAGED} ${DISCLAIMER_RULE}`,
+  description: "The merchants with a summary of one agent (its slug): the filters of search_merchants but agent. An unknown agent is a 404. " + PAGED,
   input: agentMerchantsDoc,
   output: Answers.merchantList,
   annotations: READ,
@@ -239,16 +205,17 @@ const listAgentMerchants = publicTool({
     const { agent } = queryArgs(z.strictObject({ agent: agentSlug }), { agent: slug });
     return merchantPage(services, q, await activeAgent(directory(services), agent));
   },
-});
+  });
+  // The filters are search_merchants', described there once.
+  const { properties } = tool.inputJsonSchema as { properties: Record<string, JsonSchema> };
+  return { ...tool, inputJsonSchema: { ...tool.inputJsonSchema, properties: { ...withoutDescriptions(properties), agent: properties.agent } } };
+})();
 
 const getMerchant = publicTool({
   name: 'get_merchant',
   title: 'Get a merchant',
   description:
-    'One merchant\'s profile with a summary for every active agent (GET /api/v1/merchants/{slugOrId}): status per task ' +
-    '(ACCESS … PURCHASE), reach, confidence, counts, dates and evidence (report ids: read one with get_report). ' +
-    `Each summary also lists the agent versions reported and any regression (a newer version fails a task an older one passed). ${INDEPENDENT_RULE} ` +
-    `Answer: { data: merchant, methodology, disclaimer }, the HTTP body. ${DISCLAIMER_RULE}`,
+    "One merchant's profile with a summary per active agent: its verdict, reach, status per task, counts, dates, evidence (report ids for get_report), the versions reported and any regression.",
   input: merchantId,
   output: Answers.merchant,
   annotations: READ,
@@ -261,9 +228,7 @@ const getMerchant = publicTool({
 const listAgents = publicTool({
   name: 'list_agents',
   title: 'List agents',
-  description:
-    'The active AI agents of the directory (GET /api/v1/agents): id, slug (the agent argument of search_merchants and list_agent_merchants), ' +
-    `name, vendor. 24 a page. ${PAGED}`,
+  description: `The active AI agents: id, slug (the agent argument elsewhere), name, vendor, versions seen. ${PAGED}`,
   input: pageOnly,
   output: Answers.agentList,
   annotations: READ,
@@ -277,9 +242,7 @@ const listAgents = publicTool({
 const listCategories = publicTool({
   name: 'list_categories',
   title: 'List categories',
-  description:
-    'The canonical merchant categories (GET /api/v1/categories): name, slug (the category argument of search_merchants and get_queue), ' +
-    `page URL and number of public merchants. 24 a page. ${PAGED}`,
+  description: 'The canonical merchant categories: name, slug (the category argument elsewhere), page URL, number of public merchants.',
   input: pageOnly,
   output: Answers.categoryList,
   annotations: READ,
@@ -293,11 +256,8 @@ const listCategories = publicTool({
 const listReports = publicTool({
   name: 'list_reports',
   title: 'List recent reports',
-  description:
-    'Published (approved) reports, newest first (GET /api/v1/reports, same filters and answer): agent (a slug), merchant (an id), outcome, page, ' +
-    'independent ("only", the default: independent reports; "all": self-reported ones too, each marked selfReported). ' +
-    `Each report: merchant, agent, outcome, capabilityResults, stage, failureReason, testedAt, experience, reportedAt. ${PAGED} ${DISCLAIMER_RULE}`,
-  input: reportQuery,
+  description: 'Published (approved) reports, newest first: agent (a slug), merchant (an id), outcome, independent, page.',
+  input: reportQuery.extend({ independent: independentArg }),
   output: Answers.reportList,
   annotations: READ,
   async run(services, _caller, args) {
@@ -314,9 +274,7 @@ const publicReportId = z.strictObject({
 const getReport = publicTool({
   name: 'get_report',
   title: 'Get a published report',
-  description:
-    "One published report (GET /api/v1/reports/{id}): what an agent found at a merchant, the evidence behind get_merchant's statuses. " +
-    `Answer: { data: report, methodology, disclaimer }, the HTTP body. Reports not (or no longer) published are a 404. ${DISCLAIMER_RULE}`,
+  description: "One published report by id: what an agent found at a merchant, the evidence behind get_merchant's statuses.",
   input: publicReportId,
   output: Answers.report,
   annotations: READ,
@@ -338,8 +296,8 @@ export const CONTRIBUTION_SCHEMA_RESOURCE = {
   name: 'contribution-schema',
   title: 'Contribution schema',
   description:
-    'The whole contribution schema (GET /api/v1/contribution-schema): every task, outcome, stage and failure reason, the privacy ' +
-    'conditions, the result rule, the limits and the JSON Schema of a report.',
+    'Everything needed to report correctly: every task, outcome, stage and failure reason defined, the rules and the cases real runs hit, ' +
+    'the privacy conditions, the limits and the JSON Schema of a report.',
   mimeType: 'application/json',
   uri: (baseUrl: string) => `${baseUrl}${CONTRIBUTION_SCHEMA_PATH}`,
 };
@@ -347,10 +305,7 @@ export const CONTRIBUTION_SCHEMA_RESOURCE = {
 const getContributionSchema = publicTool({
   name: 'get_contribution_schema',
   title: 'Get the contribution schema',
-  description:
-    'Everything needed to report correctly (GET /api/v1/contribution-schema; also the MCP resource contribution-schema): every task, ' +
-    'outcome, stage and failure reason with its label, the privacy conditions, the result rule, the limits and the JSON Schema of a report ' +
-    '(the arguments of submit_report). Answer: { data: the contribution schema, methodology, disclaimer }.',
+  description: 'The contribution schema (also the resource contribution-schema): the definitions, rules, cases and limits every report follows.',
   input: noArgs,
   output: Answers.contributionSchema,
   annotations: READ,
@@ -370,8 +325,8 @@ function keyOf(services: ToolServices, caller: Caller): AgentKeyContext {
     code: 'missing-credentials',
     title: 'Agent key required',
     detail:
-      'This tool needs an agent key. Configure the MCP client to send the HTTP header "Authorization: Bearer <key>" on its requests ' +
-      `to this endpoint; keys are issued on ${services.baseUrl}/profile/agents. Do not retry without one; never put the key in an argument or a URL.`,
+      "This tool needs an agent key. Configure the MCP client's connection with the key as its bearer token; " +
+      `keys are issued on ${services.baseUrl}/profile/agents. Do not retry without one; never put the key in an argument or a URL.`,
   });
 }
 
@@ -425,9 +380,7 @@ const reportId = z.strictObject({ id: z.string().min(1).max(100).describe('The r
 const whoamiTool = privateTool({
   name: 'whoami',
   title: 'Who am I',
-  description:
-    "The key's agent (its id is the agentId every report must carry), the key (prefix, expiry; never the secret) and every limit that " +
-    `applies with what remains (GET /api/v1/automation/me). Call it first. Answer: { data, methodology, disclaimer, limits }. ${KEY_RULE}`,
+  description: `KEY. Call it first: the key's agent (its id is the agentId of every report), the key (never the secret) and every limit. ${KEY_RULE}`,
   input: noArgs,
   output: Answers.whoami,
   annotations: READ,
@@ -442,22 +395,16 @@ const getQueue = privateTool({
   name: 'get_queue',
   title: 'Get the work queue',
   description:
-    `The next merchants this account has not reported yet for the key's agent (GET /api/v1/automation/queue). ${QUEUE_RULES.contents} ${QUEUE_RULES.order} ` +
-    'Pass nextCursor as after for the next page and repeat the same filters; nextCursor null ends the pass. Nothing is reserved. ' +
-    'retestAfterDays (7-365) also lists merchants whose report (by this account, for this agent) was last changed more than that many days ago; ' +
-    `with retest "only" it lists only those, the merchants due for a retest (retest needs retestAfterDays). ${QUEUE_RULES.retestAfterDays} Such an item carries existingReport, ` +
-    'your report: e.g. { "id": "0196f3a2-5c1e-7b4d-9a0e-2f6c8d1b3e4a", "slug": "example-shop", …, "existingReport": { "id": ' +
-    '"0196f3a2-9d7e-7c21-8b5f-6a4e2d0c1b9f", "status": "APPROVED", "updatedAt": "2026-01-31T12:00:00.000Z" } }. Test the merchant again, ' +
-    'then change that report with update_report (id: existingReport.id; version: the updatedAt of get_my_report); never submit_report it again. ' +
-    'Answer: { data: [merchant…], nextCursor, methodology, disclaimer, limits }; categoryInfo is the merchant\'s category. ' +
-    `${QUEUE_RULES.emptyPass} ${KEY_RULE}`,
+    'KEY. The merchants you have not reported for your agent, oldest first; total and remaining count the pass; nothing is reserved. ' +
+    'Pass nextCursor as after, with the same filters; null ends the pass. retestAfterDays (7-365) adds the merchants whose report by you ' +
+    'is older; retest "only" lists just those, each with existingReport: test again, then update_report it. After an empty pass wait an hour.',
   input: queueQuery,
   output: Answers.queue,
   annotations: READ,
   async run(services, _caller, key, args) {
     const query = queryArgs(queueQuery, args);
-    const { items, nextCursor } = await queue(services.automation, scopeOf(key), query, services.clock.now());
-    return { data: items.map(({ category: _legacy, ...item }) => item), nextCursor, ...notice(services) };
+    const { items, nextCursor, total, remaining } = await queue(services.automation, scopeOf(key), query, services.clock.now());
+    return { data: items.map(({ category: _legacy, ...item }) => item), nextCursor, total, remaining, ...notice(services) };
   },
 });
 
@@ -465,12 +412,9 @@ const submitReportTool = privateTool({
   name: 'submit_report',
   title: 'Submit a report',
   description:
-    'Report how one merchant worked for the key\'s agent (POST /api/v1/reports; fields of the spec, same answer). A new report is PENDING ' +
-    'until moderated and is not a published compatibility claim. One report per merchant and agent: an identical resubmission answers ' +
-    'unchanged true and writes nothing; a different one is refused with 409 duplicate-report (reportId, updatedAt) and replaces nothing: ' +
-    'change your report with update_report. validate_report checks a report the same way without submitting it. ' +
-    'Answer: { data: { id, status, updatedAt, unchanged, url, reviewUrl }, methodology, disclaimer, limits }. ' +
-    `${REPORT_RULES} ${ERROR_RULE} ${KEY_RULE} ${DEFINITIONS}`,
+    "KEY. Report one test of one merchant with the key's agent; it stays PENDING until a moderator approves it. One report per merchant " +
+    'and agent: the same report again answers unchanged true; a different one is refused (409 duplicate-report): change yours with ' +
+    `update_report. Check it first with validate_report. ${REPORT_RULES}`,
   input: reportSubmission,
   output: Answers.submission,
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },
@@ -495,36 +439,12 @@ const submitReportTool = privateTool({
   },
 });
 
-const validateReport = privateTool({
-  name: 'validate_report',
-  title: 'Check a report without submitting it',
-  description:
-    'A dry run of submit_report (POST /api/v1/reports/validate; same arguments, same answer): every check submit_report makes, with the ' +
-    'same refusals (400 naming the fields, 403 agent-mismatch, 409 duplicate-report when a different report of yours exists), and nothing ' +
-    'written: no report, and the changed-submissions quota is not used (the call counts against the request limits like any other). ' +
-    'A valid report answers { data: { valid: true, wouldBe, submitStatus, report, existingReport? }, methodology, disclaimer, limits }: ' +
-    'wouldBe "created" (submit_report would create it) or "unchanged" (an identical report of yours exists, existingReport names it); ' +
-    'report is the report as it would be stored, absent fields null and the overall outcome derived when left out (outcomeDerived). ' +
-    `The definitions of every key are in submit_report's description and the contribution schema. ${REPORT_RULES} ${ERROR_RULE} ${KEY_RULE}`,
-  input: reportSubmission,
-  output: Answers.validation,
-  annotations: READ,
-  async run(services, _caller, key, args) {
-    const body = bodyArgs(reportSubmission, args);
-    const submitter = { channel: 'AGENT_KEY' as const, accountId: key.accountId, agentId: key.agentId };
-    const result = await validateSubmission(services.submissions, body, submitter, services.clock.now());
-    return { data: validationView(services, result), ...notice(services) };
-  },
-});
-
 const listMyReports = privateTool({
   name: 'list_my_reports',
   title: 'List my reports',
   description:
-    "This account's reports for the key's agent, newest first, including pending and rejected ones with the moderators' feedback " +
-    '(GET /api/v1/automation/reports). Each is in the shape submit_report takes, plus id, status, updatedAt (the version update_report ' +
-    'needs) and the merchant. Pass nextCursor as after for the next page; merchant (an id) narrows to one merchant. ' +
-    `Answer: { data: [report…], nextCursor, methodology, disclaimer, limits }. ${KEY_RULE}`,
+    "KEY. This account's reports for the key's agent, newest first, pending and rejected ones with the moderators' feedback, each as " +
+    'get_my_report gives it. Pass nextCursor as after; merchant (an id) narrows to one merchant.',
   input: ownReportsQuery,
   output: Answers.ownReportList,
   annotations: READ,
@@ -539,9 +459,8 @@ const getMyReport = privateTool({
   name: 'get_my_report',
   title: 'Get one of my reports',
   description:
-    'One of this account\'s reports for the key\'s agent (GET /api/v1/automation/reports/{id}), with its status, moderation feedback and ' +
-    'updatedAt, the version update_report needs. Answer: { data: report, methodology, disclaimer, limits }; data, changed, is the report ' +
-    `argument of update_report. ${KEY_RULE}`,
+    'KEY. One of your reports: its fields, status, moderation feedback and updatedAt, the version update_report needs. ' +
+    'outcomeDerived true says outcome was derived: when you change capabilityResults, send outcome as null to derive it again.',
   input: reportId,
   output: Answers.ownReport,
   annotations: READ,
@@ -558,8 +477,7 @@ const version = z
   .max(100)
   .regex(VERSION, 'must be the report\'s updatedAt as read, e.g. "2026-01-31T12:00:00.000Z"')
   .describe(
-    "The report's updatedAt from your latest read (get_my_report, list_my_reports or submit_report), e.g. \"2026-01-31T12:00:00.000Z\": " +
-      'the change applies only if the report is still at this version.',
+    "The report's updatedAt from your latest read, e.g. \"2026-01-31T12:00:00.000Z\": the change applies only at this version.",
   );
 
 /** update_report's arguments: which report (id), at which version, and the complete report. */
@@ -568,16 +486,6 @@ const updateArgs = z.strictObject({
   version: version.optional(),
   report: z.record(z.string(), z.unknown()),
 });
-
-const withoutRequired = (node: unknown): JsonSchema =>
-  Object.fromEntries(
-    Object.entries(node as JsonSchema)
-      .filter(([key]) => key !== 'required')
-      .map(([key, value]) => [
-        key,
-        key === 'properties' ? Object.fromEntries(Object.entries(value as JsonSchema).map(([n, v]) => [n, withoutRequired(v)])) : value,
-      ]),
-  );
 
 /**
  * What tools/list shows for update_report: `report` is the replacement body of the API, each
@@ -589,21 +497,23 @@ const updateArgsSchema: JsonSchema = (() => {
       id: reportId.shape.id,
       version,
       report: reportReplacement.describe(
-        'The complete report: data of get_my_report (or an item of list_my_reports) with your changes. Fields set by the server ' +
-          '(id, updatedAt, merchant, url, …) may be sent back as read and are ignored; status may only be sent as read. A field left out ' +
-          '(or null) is not given.',
+        "The complete report, with submit_report's arguments as its fields: data of get_my_report with your changes. The server's " +
+          'fields (id, status, updatedAt, merchant, …) may be sent back as read and are ignored. Left out or null: not given.',
       ),
     }),
     'input',
-  ) as { properties: { report: { properties: Record<string, JsonSchema> } } };
+  ) as { properties: { report: JsonSchema & { properties: Record<string, JsonSchema> } } };
   const read = jsonSchemaOf(OwnReportDetail, 'input') as { properties: Record<string, JsonSchema> };
-  const fields = doc.properties.report.properties;
-  for (const [name, schema] of Object.entries(fields)) {
-    if (schema.type !== undefined) continue;
-    if (!read.properties[name]) throw new Error(`update_report: ${name} is neither typed nor part of the report as read`);
-    // Sent back as read, ignored: typed as read, with nothing in it demanded.
-    fields[name] = { ...withoutRequired(read.properties[name]), description: schema.description };
+  const report = doc.properties.report;
+  // The fields are submit_report's, described there once; the server's fields, sent back as
+  // read and ignored, are let through rather than listed.
+  for (const [name, schema] of Object.entries(report.properties)) {
+    if (schema.type === undefined && !read.properties[name]) throw new Error(`update_report: ${name} is neither typed nor part of the report as read`);
   }
+  // The fields are submit_report's arguments, typed and described there once (issue 35's size
+  // bound); the server's fields, sent back as read, are ignored. The tool checks the report with
+  // the API's schema, naming each field it refuses.
+  doc.properties.report = { type: 'object', description: report.description, properties: {}, additionalProperties: true };
   return doc as JsonSchema;
 })();
 
@@ -612,12 +522,9 @@ const updateReport: Tool = {
     name: 'update_report',
     title: 'Update my report',
     description:
-      'Replace one of your reports completely with report (PUT /api/v1/automation/reports/{id}; same answer), if it is still at version. ' +
-      'The merchant (adId) and agent (agentId) cannot change. Identical content answers unchanged true and writes nothing. ' +
-      'Otherwise a version that is not the current one is refused with 409 stale-version and the current updatedAt: read the report again, ' +
-      're-apply your change and retry. A changed report goes back to PENDING for moderation. Error pointers (#/…) are relative to report. ' +
-      `Answer: { data: { id, status, updatedAt, unchanged, url }, methodology, disclaimer, limits }. ${REPORT_RULES} ${ERROR_RULE} ${KEY_RULE} ` +
-      DEFINITIONS,
+      'KEY. Replace one of your reports with report, if still at version; its merchant and agent cannot change. The same content ' +
+      'answers unchanged true; a stale version is refused (409 stale-version): read it again, re-apply your change. ' +
+      'A changed report goes back to PENDING. Dry run: validate_report.',
     input: updateArgs,
     output: Answers.replacement,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false },
@@ -635,6 +542,51 @@ const updateReport: Tool = {
     },
   }),
   inputJsonSchema: updateArgsSchema,
+};
+
+/**
+ * validate_report's arguments: a new report's fields (as submit_report's), or an update (id,
+ * version and report, as update_report's). The two are told apart by id.
+ */
+const validateArgsSchema: JsonSchema = (() => {
+  const update = updateArgsSchema as { properties: Record<string, JsonSchema> };
+  // A new report's fields are submit_report's arguments, typed there once: let through here.
+  return {
+    type: 'object',
+    properties: {
+      id: { ...update.properties.id, description: 'To check an update: the report id (then give version and report, not the fields).' },
+      version: update.properties.version,
+      report: { type: 'object', properties: {}, additionalProperties: true, description: "To check an update: update_report's report." },
+    },
+    additionalProperties: true,
+  };
+})();
+
+const validateReport: Tool = {
+  ...privateTool({
+    name: 'validate_report',
+    title: 'Check a report without sending it',
+    description:
+      'KEY. A dry run: the checks and refusals of submit_report (given its arguments) or of update_report (given id, version ' +
+      'and report), nothing written and no submission quota used. Answers valid true, wouldBe (created, updated or unchanged), the ' +
+      'report as it would be stored, and notes on how it was read.',
+    input: z.looseObject({}),
+    output: Answers.validation,
+    annotations: READ,
+    async run(services, _caller, key, args) {
+      const submitter = { channel: 'AGENT_KEY' as const, accountId: key.accountId, agentId: key.agentId };
+      const now = services.clock.now();
+      if (args.id === undefined || args.id === null) {
+        const body = bodyArgs(reportSubmission, args);
+        return { data: validationView(services, await validateSubmission(services.submissions, body, submitter, now)), ...notice(services) };
+      }
+      const { id, version: named, report } = queryArgs(updateArgs, args);
+      const body = bodyArgs(reportReplacement, report);
+      const result = await validateUpdate(services.automation, scopeOf(key), { id, ifMatch: named, body, now });
+      return { data: validationView(services, result), ...notice(services) };
+    },
+  }),
+  inputJsonSchema: validateArgsSchema,
 };
 
 /** Every tool, in the order tools/list gives them. */

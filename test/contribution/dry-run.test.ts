@@ -62,6 +62,7 @@ describe('POST /api/v1/reports/validate', () => {
       valid: true,
       wouldBe: 'created',
       submitStatus: 201,
+      notes: ['outcome is derived from capabilityResults: PARTIAL.'],
       report: {
         adId: merchant.id,
         agentId,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS } from '../../src/modules/aggregation/constants.js';
-import { definitionTexts, REPORTING_RULES, reportDefinitions } from '../../src/modules/reports/definitions.js';
+import { definitionTexts, REPORTING_CASES, REPORTING_RULES, reportDefinitions } from '../../src/modules/reports/definitions.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
 
 describe('GET /api/v1/contribution-schema', () => {
@@ -42,7 +42,7 @@ describe('GET /api/v1/contribution-schema', () => {
   it('defines every task, outcome, stage and failure reason, and states every rule, identically in the schema, OpenAPI and the guide', async () => {
     const schema = (await request(t.app).get('/api/v1/contribution-schema').expect(200)).body;
     const doc = (await request(t.app).get('/api/v1/openapi.json').expect(200)).body;
-    const guide = (await request(t.app).get('/agent-guide').expect(200)).text.replace(/\s+/g, ' ');
+    const guide = ((await request(t.app).get('/agent-guide').expect(200)).text + (await request(t.app).get('/agent-guide/reference').expect(200)).text).replace(/\s+/g, ' ');
 
     // Every key has a definition (PARTIAL included), and the schema carries exactly the module's.
     const defs = reportDefinitions();
@@ -51,25 +51,30 @@ describe('GET /api/v1/contribution-schema', () => {
     expect(defs.stages.map((d) => d.key)).toEqual([...STAGES]);
     expect(defs.failureReasons.map((d) => d.key)).toEqual([...FAILURE_REASONS]);
     for (const d of [...defs.tasks, ...defs.outcomes, ...defs.stages, ...defs.failureReasons]) expect(d.definition.length, d.key).toBeGreaterThan(10);
-    expect({ tasks: schema.tasks, outcomes: schema.outcomes, stages: schema.stages, failureReasons: schema.failureReasons, rules: schema.rules }).toEqual(defs);
+    expect({ tasks: schema.tasks, outcomes: schema.outcomes, stages: schema.stages, failureReasons: schema.failureReasons, rules: schema.rules, cases: schema.cases }).toEqual(defs);
 
-    // The report body's field descriptions (OpenAPI's ReportSubmission and the schema's body) carry them verbatim.
+    // Each definition and rule is stated once, in the contribution schema: the field descriptions
+    // (OpenAPI's ReportSubmission and the schema's body) point there instead of repeating them,
+    // and the agent guide quotes them.
     const submission = JSON.stringify(doc.components.schemas.ReportSubmission);
     const body = JSON.stringify(schema.body);
     const texts = definitionTexts();
     expect(texts.length).toBeGreaterThan(40);
     for (const text of texts) {
       const json = JSON.stringify(text).slice(1, -1);
-      expect(submission, `OpenAPI: ${text}`).toContain(json);
-      expect(body, `contribution schema body: ${text}`).toContain(json);
+      expect(JSON.stringify(schema).split(json).length - 1, `contribution schema: ${text}`).toBe(1);
+      expect(submission, `OpenAPI: ${text}`).not.toContain(json);
+      expect(body, `contribution schema body: ${text}`).not.toContain(json);
       expect(guide, `guide: ${text}`).toContain(text);
     }
-    // The settled rules, stated once each.
+    for (const field of ['capabilityResults', 'outcome', 'stage', 'failureReason']) {
+      expect(doc.components.schemas.ReportSubmission.properties[field].description, field).toContain('Definitions: the contribution schema.');
+    }
+    expect(doc.components.schemas.ReportSubmission.properties.adId.description).toMatch(/^The merchant's id \(the spec calls it adId\)/);
+    // The settled rules.
     expect(REPORTING_RULES.stage).toContain('not the last one that worked');
-    expect(REPORTING_RULES.stopAtPayment).toContain('CHECKOUT as WORKS');
+    expect(REPORTING_CASES.find((c) => c.id === 'stopAtPayment')!.rule).toContain('CHECKOUT is WORKS');
     expect(REPORTING_RULES.unknownFields).toMatch(/agentVersion and region out/);
     expect(REPORTING_RULES.unknownFields).toMatch(/humanIntervention too/);
-    expect(doc.components.schemas.ReportSubmission.properties.region.description).toContain(REPORTING_RULES.unknownFields);
-    expect(doc.components.schemas.ReportSubmission.properties.agentVersion.description).toContain(REPORTING_RULES.unknownFields);
   });
 });

@@ -17,7 +17,7 @@ import type { PrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { cursorCodec } from '../../src/modules/automation/cursor.js';
 import { definitionTexts } from '../../src/modules/reports/definitions.js';
-import { directoryMcpServer } from '../../src/mcp/server.js';
+import { answerSummary, directoryMcpServer, SUMMARY_NOTE } from '../../src/mcp/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { aReport, contributionTargets } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';
@@ -125,8 +125,34 @@ describe('MCP endpoint', () => {
     conformed.add(name);
   }
 
+  /** Per tool: the bytes of the largest answer as JSON and of its text. */
+  const textSizes = new Map<string, { json: number; text: number }>();
+
   /**
-   * A tool call. An answer: its JSON text is exactly its structuredContent, which conforms to the
+   * An answer's text: a summary that points to structuredContent, never the same JSON again. A
+   * client that reads only text still has the paging fields, what remains of each limit, the
+   * notice, and the id of the resource and of each item (what the next call needs).
+   */
+  function summarised(name: string, text: string, body: Record<string, unknown>) {
+    const summary = JSON.parse(text) as Record<string, unknown>;
+    expect(summary, name).toEqual(answerSummary(body));
+    expect(summary.note, name).toBe(SUMMARY_NOTE);
+    expect(summary).toMatchObject({ methodology: body.methodology, disclaimer: body.disclaimer });
+    for (const field of ['total', 'page', 'pageSize', 'nextCursor']) if (field in body) expect(summary[field], `${name} ${field}`).toEqual(body[field]);
+    if (Array.isArray(body.limits)) expect(Object.keys(summary.remaining as object).sort(), name).toEqual(LIMIT_NAMES);
+    const items = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [body.data as Record<string, unknown>];
+    const briefs = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [summary.data as Record<string, unknown>];
+    items.forEach((item, i) => {
+      for (const field of ['id', 'slug', 'status', 'updatedAt', 'outcome']) if (typeof item[field] === 'string') expect(briefs[i]![field], `${name} ${field}`).toBe(item[field]);
+    });
+    const json = JSON.stringify(body).length;
+    if (json > 2000) expect(text.length, name).toBeLessThan(json);
+    const largest = textSizes.get(name);
+    if (!largest || largest.json < json) textSizes.set(name, { json, text: text.length });
+  }
+
+  /**
+   * A tool call. An answer: its text summarises its structuredContent, which conforms to the
    * declared outputSchema, and a private tool's answer lists the remaining budget. A refusal: the
    * problem as JSON text only.
    */
@@ -138,8 +164,8 @@ describe('MCP endpoint', () => {
       expect(result.structuredContent).toBeUndefined();
       return { isError: true, body: JSON.parse(text) as Record<string, unknown> };
     }
-    expect(JSON.parse(text)).toEqual(result.structuredContent);
     const body = result.structuredContent as Record<string, unknown>;
+    summarised(name, text, body);
     conforms(name, body);
     expect(body).toMatchObject({ data: expect.anything(), methodology: `${TEST_BASE_URL}/how-it-works`, disclaimer: expect.stringContaining('Community-reported') });
     if (PRIVATE_TOOLS.includes(name)) {
@@ -164,7 +190,7 @@ describe('MCP endpoint', () => {
       const client = await connect();
       expect(client.getServerVersion()).toMatchObject({ name: 'agent-compatibility-directory', version: packageJson.version });
       const instructions = client.getInstructions() ?? '';
-      for (const rule of ['Authorization: Bearer', '/profile/agents', 'privacy', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'update_report', '401 or 403', 'retryAfter', 'limits']) {
+      for (const rule of ['bearer token', '/profile/agents', 'get_contribution_schema', 'validate_report', 'update_report', '401 or 403', 'retryAfter', 'report-test-run']) {
         expect(instructions).toContain(rule);
       }
       const { tools } = await client.listTools();
@@ -176,27 +202,31 @@ describe('MCP endpoint', () => {
         expect(tool.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['data', 'methodology', 'disclaimer']) });
         expect(tool.outputSchema!.required!.includes('limits')).toBe(PRIVATE_TOOLS.includes(tool.name));
       }
-      for (const name of PRIVATE_TOOLS) expect(tools.find((tool) => tool.name === name)?.description).toContain('Authorization: Bearer');
-      for (const name of ['submit_report', 'update_report', 'validate_report']) {
-        const description = tools.find((tool) => tool.name === name)!.description!;
-        for (const rule of ['privacy must be true', 'actually tested', 'YYYY-MM-DD', 'ISO 3166-1 alpha-2', 'stop', 'retryAfter']) expect(description).toContain(rule);
-      }
-      expect(tools.find((tool) => tool.name === 'submit_report')!.description).toContain('replaces nothing');
+      // Each rule once: the key and error rules in whoami, the report rules in submit_report.
+      for (const name of PRIVATE_TOOLS) expect(tools.find((tool) => tool.name === name)?.description).toMatch(/^KEY\. /);
+      const whoami = tools.find((tool) => tool.name === 'whoami')!.description!;
+      for (const rule of ['bearer token', 'never in an argument', '401 or 403', 'retryAfter', 'limits']) expect(whoami).toContain(rule);
+      const submit = tools.find((tool) => tool.name === 'submit_report')!.description!;
+      for (const rule of ['privacy true', 'actually tested', 'get_contribution_schema', '409 duplicate-report', 'validate_report']) expect(submit).toContain(rule);
+      // MCP wording never names an HTTP header: the client's connection carries the key.
+      const said = JSON.stringify(tools) + instructions;
+      for (const header of ['Authorization', 'If-Match', 'Retry-After', 'RateLimit']) expect(said, header).not.toContain(header);
     });
 
-    it('puts every definition and rule of reports/definitions.ts, verbatim, in submit_report and update_report', async () => {
-      const { tools } = await (await connect()).listTools();
-      for (const name of ['submit_report', 'update_report']) {
-        const description = tools.find((tool) => tool.name === name)!.description!;
-        for (const sentence of definitionTexts()) expect(description, `${name}: ${sentence}`).toContain(sentence);
-      }
+    it('points to the contribution schema for every definition and rule instead of repeating them', async () => {
+      const client = await connect();
+      const listed = JSON.stringify(await client.listTools());
+      for (const sentence of definitionTexts()) expect(listed, sentence).not.toContain(JSON.stringify(sentence).slice(1, -1));
+      const resource = await client.readResource({ uri: `${TEST_BASE_URL}/api/v1/contribution-schema` });
+      const text = (resource.contents[0] as { text: string }).text;
+      for (const sentence of definitionTexts()) expect(text, sentence).toContain(JSON.stringify(sentence).slice(1, -1));
     });
 
     it('describes the retest-only queue with an example of existingReport', async () => {
       const { tools } = await (await connect()).listTools();
       const queue = tools.find((tool) => tool.name === 'get_queue')!;
       expect(queue.description).toMatch(/retest "only"/);
-      expect(queue.description).toMatch(/"existingReport": \{ "id": "[0-9a-f-]{36}", "status": "APPROVED", "updatedAt": "[0-9T:.Z-]+" \}/);
+      expect(queue.description).toContain('existingReport: test again, then update_report it');
       expect((queue.inputSchema.properties as Record<string, { enum?: string[] }>).retest!.enum).toEqual(['include', 'only']);
     });
 
@@ -215,18 +245,16 @@ describe('MCP endpoint', () => {
       const submit = schema('submit_report');
       expect(submit.required).toEqual(['adId', 'agentId', 'privacy']);
       expect(submit.properties.privacy).toMatchObject({ const: true });
-      expect(schema('validate_report')).toEqual(submit);
+      expect(submit.properties.capabilityResults).toMatchObject({ type: 'object', properties: expect.objectContaining({ CART: expect.objectContaining({ enum: expect.any(Array) }) }) });
+      // validate_report and update_report take submit_report's fields, typed there once: let through.
+      const validate = schema('validate_report');
+      expect(Object.keys(validate.properties).sort()).toEqual(['id', 'report', 'version']);
+      expect(validate.additionalProperties).toBe(true);
       const update = schema('update_report');
       expect(update.required).toEqual(['id', 'version', 'report']);
       expect(update.properties.version).toMatchObject({ type: 'string', pattern: expect.any(String) });
-      const report = update.properties.report as { properties: Record<string, Record<string, unknown>> };
-      expect(report.properties).toHaveProperty('capabilityResults');
-      // Single types: what may be null is documented as its type; the fields sent back as read are typed as read.
-      expect(report.properties.humanIntervention).toMatchObject({ type: 'boolean' });
-      for (const name of ['id', 'updatedAt', 'createdAt', 'moderationFeedback', 'url', 'reviewUrl', 'methodology', 'disclaimer']) expect(report.properties[name], name).toMatchObject({ type: 'string' });
-      expect(report.properties.screenshotCount).toMatchObject({ type: 'integer' });
-      expect(report.properties.merchant).toMatchObject({ type: 'object', properties: expect.objectContaining({ slug: expect.any(Object) }) });
-      expect(JSON.stringify(tools)).not.toContain('$ref');
+      expect(update.properties.report).toMatchObject({ type: 'object', properties: {}, additionalProperties: true, description: expect.stringContaining("submit_report's arguments") });
+      expect(JSON.stringify(tools.map((tool) => tool.inputSchema))).not.toContain('$ref');
       expect(schema('get_queue').properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     });
 
@@ -413,7 +441,7 @@ describe('MCP endpoint', () => {
       for (const tool of PRIVATE_TOOLS) {
         const problem = await refused(client, tool, args[tool] ?? {});
         expect(problem).toMatchObject({ status: 401, type: expect.stringMatching(/\/problems\/missing-credentials$/) });
-        expect(problem.detail).toContain('Authorization: Bearer <key>');
+        expect(problem.detail).toContain('bearer token');
         expect(problem.detail).toContain(`${TEST_BASE_URL}/profile/agents`);
       }
       expect(await reportCount()).toBe(before);
@@ -677,6 +705,13 @@ describe('MCP endpoint', () => {
 
     it('checked a real answer of every tool against its declared outputSchema', () => {
       expect([...conformed].sort()).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS].sort());
+    });
+
+    it('sent no answer twice: the texts of the largest answers are a fraction of their JSON', () => {
+      const sum = (field: 'json' | 'text') => [...textSizes.values()].reduce((n, size) => n + size[field], 0);
+      expect([...textSizes.keys()].sort()).toEqual([...PUBLIC_TOOLS, ...PRIVATE_TOOLS].sort());
+      if (process.env.MCP_SIZES) console.table(Object.fromEntries(textSizes));
+      expect(sum('text')).toBeLessThan(sum('json') / 2);
     });
   });
 

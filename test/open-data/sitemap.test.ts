@@ -114,6 +114,7 @@ describe('sitemap', () => {
     `${TEST_BASE_URL}/`,
     `${TEST_BASE_URL}/how-it-works`,
     `${TEST_BASE_URL}/agent-guide`,
+    `${TEST_BASE_URL}/agent-guide/reference`,
     `${TEST_BASE_URL}/data`,
     `${TEST_BASE_URL}/categories/${used.slug}`,
     `${TEST_BASE_URL}/agents/${agent.slug}`,

@@ -577,7 +577,8 @@ describe('the agent guide', () => {
     const { KEY_PREFIX } = await import('../../src/modules/keys/keys.service.js');
     const res = await request(t.app).get('/agent-guide').expect(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    const text = res.text;
+    // Both pages of the guide: the main page and its reference.
+    const text = res.text + (await request(t.app).get('/agent-guide/reference').expect(200)).text;
     const schema = contributionSchema(t.config.baseUrl, t.config.limits);
     for (const list of [schema.tasks, schema.outcomes, schema.stages, schema.failureReasons]) {
       for (const { key, label } of list) expect(text).toMatch(new RegExp(`^  ${key} +${label.replace(/[()/]/g, '\\$&')}$`, 'm'));
@@ -621,8 +622,9 @@ describe('the agent guide', () => {
     ]) {
       expect(text).toContain(phrase);
     }
-    // The example body is valid JSON once the placeholders are filled.
-    const example = /Example body[^\n]*\n([\s\S]*?\n {2}\})\n/.exec(text)![1]!;
-    expect(() => JSON.parse(example)).not.toThrow();
+    // Each case's report is valid JSON.
+    const cases = [...text.matchAll(/^ {6}(\{"capabilityResults".*\})$/gm)].map((m) => m[1]!);
+    expect(cases.length).toBe(schema.cases.length);
+    for (const json of cases) expect(() => JSON.parse(json)).not.toThrow();
   });
 });

@@ -15,6 +15,8 @@ import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess
 /** Growth of resident memory allowed while 450 MB of uploads arrive. */
 const UPLOAD_RSS_BOUND_MB = 100;
 const POSTS = 30;
+/** How long after the last answer the incoming files may still be on disk (they go on the answer's close). */
+const UPLOAD_GONE_MS = 10_000;
 const FILE_BYTES = 5 * 1024 * 1024;
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -154,7 +156,11 @@ describe('concurrent uploads of the largest forms', { timeout: 300_000 }, () => 
     expect(answers[0]!.body).toContain('were not attached. Screenshots must be PNG, JPEG or WebP images.');
     const grewMb = (peak - before) / 1024 / 1024;
     expect(grewMb, `resident memory grew by ${grewMb.toFixed(0)} MB`).toBeLessThan(UPLOAD_RSS_BOUND_MB);
-    // Nothing of the uploads stays on disk: not in the incoming files, not as drafts.
+    // Nothing of the uploads stays on disk: not in the incoming files, not as drafts. The
+    // incoming files go when each answer is done, which the server learns just after the client
+    // has read it: they are gone within UPLOAD_GONE_MS of the last answer.
+    const gone = Date.now() + UPLOAD_GONE_MS;
+    while (filesUnder(path.join(dataDir, 'uploads')).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
     expect(filesUnder(path.join(dataDir, 'uploads'))).toEqual([]);
     expect(filesUnder(path.join(dataDir, 'evidence-pending')).filter((f) => !f.includes(`${path.sep}.locks${path.sep}`))).toEqual([]);
   });

@@ -8,12 +8,14 @@ import {
   ownReports,
   queue,
   replaceReport,
+  validateUpdate,
   whoami,
   type AutomationDeps,
   type KeyScope,
 } from '../../modules/automation/automation.service.js';
 import { notice } from '../../modules/directory/notice.js';
 import { reportReplacement, type ReportReplacement } from '../../modules/reports/submission.schema.js';
+import { validationView } from '../../modules/reports/submissions.service.js';
 import { parseJson, requireJson, validateBody } from '../middleware/body.js';
 import { refuseKeyInQuery } from '../middleware/key-in-query.js';
 import { validateQuery } from '../middleware/validate.js';
@@ -77,6 +79,17 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
     });
     if (usage) appendRateLimitHeaders(res, usage);
     res.set('ETag', versionTag(result.updatedAt)).json({ ...result, ...notice(deps) });
+  });
+
+  // The dry run of the PUT above: the same checks and problems, nothing written.
+  router.post('/reports/:id/validate', requireJson, parseJson, validateBody(reportReplacement), async (req: Request<{ id: string }>, res) => {
+    const result = await validateUpdate(deps, scope(res), {
+      id: req.params.id,
+      ifMatch: req.get('if-match'),
+      body: res.locals.body as ReportReplacement,
+      now: deps.clock.now(),
+    });
+    res.json({ ...validationView(deps, result), ...notice(deps) });
   });
 
   return router;

@@ -115,6 +115,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/merchants/:slug', browserCachedPage, site.merchant);
   router.get('/how-it-works', browserCachedPage, site.howItWorks);
   router.get('/agent-guide', site.agentGuide);
+  router.get('/agent-guide/reference', site.agentGuideReference);
   router.get('/problems', browserCachedPage, site.problems);
   router.get('/problems/:code', browserCachedPage, site.problem);
 

@@ -24,21 +24,18 @@ export interface QueueRow {
  * Conditions are only added when used: generic "$1 IS NULL OR …" predicates hide the
  * anti-join from the planner.
  */
-export async function queuePage(
-  prisma: PrismaClient,
-  q: {
-    accountId: string;
-    agentId: string;
-    afterId: string | null;
-    categoryId: string | null;
-    retestBefore: Date | null;
-    /** Only merchants reported before retestBefore (the retest-only queue); needs retestBefore. */
-    retestOnly?: boolean;
-    limit: number;
-  },
-): Promise<QueueRow[]> {
+/** Which merchants a queue pass lists (whatever the page): public, canonical, the filters. */
+interface QueueFilters {
+  accountId: string;
+  agentId: string;
+  categoryId: string | null;
+  retestBefore: Date | null;
+  /** Only merchants reported before retestBefore (the retest-only queue); needs retestBefore. */
+  retestOnly?: boolean;
+}
+
+function queueConditions(q: QueueFilters): Prisma.Sql[] {
   const conditions = [Prisma.sql`m.approved_canonical`, Prisma.sql`m.is_public`];
-  if (q.afterId) conditions.push(Prisma.sql`m.id > ${q.afterId}::uuid`);
   if (q.categoryId) conditions.push(Prisma.sql`m.category_id = ${q.categoryId}::uuid`);
   if (q.retestOnly && q.retestBefore) {
     // Due for a retest: this account's report of it for this agent was last changed before then.
@@ -52,6 +49,12 @@ export async function queuePage(
       SELECT 1 FROM reports x
        WHERE x.account_id = ${q.accountId}::uuid AND x.agent_id = ${q.agentId}::uuid AND x.merchant_id = m.id ${recent})`);
   }
+  return conditions;
+}
+
+export async function queuePage(prisma: PrismaClient, q: QueueFilters & { afterId: string | null; limit: number }): Promise<QueueRow[]> {
+  const conditions = queueConditions(q);
+  if (q.afterId) conditions.push(Prisma.sql`m.id > ${q.afterId}::uuid`);
   return prisma.$queryRaw<QueueRow[]>`
     SELECT m.id, m.slug, m.name, m.website, c.name AS "categoryName", c.slug AS "categorySlug",
            r.id AS "reportId", r.status::text AS "reportStatus", r.updated_at AS "reportUpdatedAt"
@@ -60,6 +63,15 @@ export async function queuePage(
       LEFT JOIN reports r
         ON r.account_id = ${q.accountId}::uuid AND r.agent_id = ${q.agentId}::uuid AND r.merchant_id = m.id
      ORDER BY m.id`;
+}
+
+/** How many merchants the pass's filters match now, and how many of them come after `afterId` (null: none listed yet). */
+export async function queueCounts(prisma: PrismaClient, q: QueueFilters & { afterId: string | null }): Promise<{ total: number; remaining: number }> {
+  const after = q.afterId ? Prisma.sql`m.id > ${q.afterId}::uuid` : Prisma.sql`true`;
+  const [row] = await prisma.$queryRaw<{ total: number; remaining: number }[]>`
+    SELECT count(*)::int AS total, count(*) FILTER (WHERE ${after})::int AS remaining
+      FROM merchants m WHERE ${Prisma.join(queueConditions(q), ' AND ')}`;
+  return row ?? { total: 0, remaining: 0 };
 }
 
 export async function canonicalCategoryId(prisma: PrismaClient, slug: string): Promise<string | null> {

@@ -59,6 +59,8 @@ export const Queue = z
   .object({
     items: z.array(QueueItem),
     nextCursor: z.string().nullable().describe('Pass as `after` with the same filters; null ends the pass.'),
+    total: z.int().min(0).describe('How many merchants these filters match now: the whole pass (a merchant you report drops out).'),
+    remaining: z.int().min(0).describe('How many of them come after this page.'),
     ...Notice,
   })
   .meta({ id: 'Queue' });
@@ -71,6 +73,9 @@ export const OwnReport = z
     privacy: z.literal(true),
     capabilityResults: CapabilityResults.nullable(),
     outcome: Outcome.nullable(),
+    outcomeDerived: z
+      .boolean()
+      .describe('true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again.'),
     stage: Stage.nullable(),
     failureReason: FailureReason.nullable(),
     humanIntervention: z.boolean().nullable(),
@@ -119,15 +124,17 @@ export const ReportValidation = z
   .object({
     valid: z.literal(true),
     wouldBe: z
-      .enum(['created', 'unchanged'])
-      .describe('What POST /api/v1/reports would do with this body: create a report (201), or find it identical to yours (200 unchanged).'),
-    submitStatus: z.union([z.literal(201), z.literal(200)]).describe('The status POST /api/v1/reports would answer.'),
+      .enum(['created', 'updated', 'unchanged'])
+      .describe('What the write would do: create a report (201), update yours (200), or find it identical to yours (200 unchanged).'),
+    submitStatus: z.union([z.literal(201), z.literal(200)]).describe('The status the write would answer.'),
+    notes: z.array(z.string()).describe('How the server reads what the body left to it: a derived outcome, a version it has not seen yet, a reason left out.'),
     report: OwnReport.pick({
       adId: true,
       agentId: true,
       privacy: true,
       capabilityResults: true,
       outcome: true,
+      outcomeDerived: true,
       stage: true,
       failureReason: true,
       humanIntervention: true,
@@ -136,18 +143,16 @@ export const ReportValidation = z
       region: true,
       task: true,
       experience: true,
-    })
-      .extend({ outcomeDerived: z.boolean().describe('Whether outcome was derived from capabilityResults (left out of the body).') })
-      .describe('The report as a submission would store it and a read would show it: absent fields null, the overall outcome derived when left out.'),
+    }).describe('The report as a submission would store it and a read would show it: absent fields null, the overall outcome derived when left out.'),
     existingReport: z
       .object({ id: z.uuid(), status: ReportStatus, updatedAt: Version, reviewUrl: url })
       .optional()
-      .describe('With wouldBe unchanged: your identical report.'),
+      .describe('With wouldBe unchanged or updated: your report as it is now.'),
     ...Notice,
   })
   .meta({
     id: 'ReportValidation',
-    description: 'A dry run of a submission: valid, what the submission would do, and the normalized report. Nothing was written.',
+    description: 'A dry run of a submission or an update: valid, what the write would do, and the report as it would be stored. Nothing was written.',
   });
 
 const LimitUsage = z

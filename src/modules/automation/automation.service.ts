@@ -6,15 +6,16 @@ import { categoryInfoOf, merchantApiUrl, merchantPageUrl, notice, ownReportApiUr
 import { findActiveAgentById, findOwnKey } from '../keys/keys.repository.js';
 import type { Quota } from '../limits/quota.js';
 import { submissionOf, type ReportReplacement } from '../reports/submission.schema.js';
-import { replaceOwnReport } from '../reports/replacement.service.js';
+import { replaceOwnReport, validateReplacement } from '../reports/replacement.service.js';
 import { parseIfMatch } from '../reports/versions.js';
-import { reviewUrl } from '../reports/submissions.service.js';
+import { reviewUrl, type ValidationResult } from '../reports/submissions.service.js';
 import type { CursorCodec } from './cursor.js';
 import type { OwnReportsQuery, QueueQuery } from './automation.schemas.js';
 import {
   canonicalCategoryId,
   ownReport,
   ownReportsPage,
+  queueCounts,
   queuePage,
   type OwnListedReport,
 } from './automation.repository.js';
@@ -70,16 +71,16 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
   const afterId = query.after ? deps.queueCursors.decode(query.after, filters) : null;
   const categoryId = query.category ? await canonicalCategoryId(deps.prisma, query.category) : null;
   if (query.category && !categoryId) throw invalidParameter('category', 'is not a canonical category slug');
-  const rows = await queuePage(deps.prisma, {
+  const passFilters = {
     ...scope,
-    afterId,
     categoryId,
     retestBefore: query.retestAfterDays ? new Date(now.getTime() - query.retestAfterDays * DAY_MS) : null,
     retestOnly,
-    limit: query.limit + 1,
-  });
+  };
+  const rows = await queuePage(deps.prisma, { ...passFilters, afterId, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
+  const { total, remaining } = await queueCounts(deps.prisma, { ...passFilters, afterId: last?.id ?? afterId });
   return {
     items: page.map((row) => ({
       id: row.id,
@@ -96,6 +97,8 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
         : {}),
     })),
     nextCursor: rows.length > query.limit && last ? deps.queueCursors.encode(last.id, filters) : null,
+    total,
+    remaining,
     ...notice(deps),
   };
 }
@@ -122,6 +125,7 @@ export function ownReportView(links: Links, r: OwnListedReport) {
     screenshotCount: r.screenshotCount,
     capabilityResults: r.content.capabilityResults,
     outcome: r.content.outcome,
+    outcomeDerived: !r.content.outcomeSupplied,
     stage: r.content.stage,
     failureReason: r.content.failureReason,
     humanIntervention: r.content.humanIntervention,
@@ -153,11 +157,8 @@ export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: s
 }
 
 /** PUT /automation/reports/:id: a complete replacement, only at the named version (the rules: reports/replacement.service.ts). */
-export async function replaceReport(
-  deps: AutomationDeps,
-  scope: KeyScope,
-  input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
-): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; url: string; usage?: LimitUsage }> {
+/** What PUT (and its dry run) hands the replacement service: If-Match read as a version condition. */
+function replacementOf(scope: KeyScope, input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date }) {
   const ifMatch = parseIfMatch(input.ifMatch);
   if (ifMatch === undefined) {
     throw new Refusal({
@@ -167,10 +168,10 @@ export async function replaceReport(
       detail: 'Send If-Match with the report\'s updatedAt from your latest read (GET /api/v1/automation/reports).',
     });
   }
-  const result = await replaceOwnReport(
-    { prisma: deps.prisma, quota: deps.agentQuota },
-    { channel: 'AGENT_KEY', accountId: scope.accountId, agentId: scope.agentId },
-    {
+  const submitter = { channel: 'AGENT_KEY' as const, accountId: scope.accountId, agentId: scope.agentId };
+  return {
+    submitter,
+    input: {
       id: input.id,
       version: ifMatch.condition,
       versionRefusal: ifMatch.malformed,
@@ -179,7 +180,29 @@ export async function replaceReport(
       statusAsRead: input.body.status,
       now: input.now,
     },
-  );
+  };
+}
+
+/**
+ * The dry run of PUT /api/v1/automation/reports/{id} (POST …/{id}/validate, validate_report
+ * with an id): the same checks and refusals, the version included; nothing written.
+ */
+export async function validateUpdate(
+  deps: AutomationDeps,
+  scope: KeyScope,
+  update: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
+): Promise<ValidationResult> {
+  const { submitter, input } = replacementOf(scope, update);
+  return validateReplacement(deps.prisma, submitter, input);
+}
+
+export async function replaceReport(
+  deps: AutomationDeps,
+  scope: KeyScope,
+  update: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
+): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; url: string; usage?: LimitUsage }> {
+  const { submitter, input } = replacementOf(scope, update);
+  const result = await replaceOwnReport({ prisma: deps.prisma, quota: deps.agentQuota }, submitter, input);
   return {
     id: result.previous.id,
     status: result.status,

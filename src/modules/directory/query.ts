@@ -28,7 +28,6 @@ export const independentParam = z
   .optional()
   .default('only')
   .describe(
-    'only (the default): statuses, reach, scores, verdicts and report lists count independent reports alone, and name the self-reported ones beside them ' +
-      '(reports by a verified owner of the shop or vendor of the agent). all: they count every approved report, self-reported ones included. ' +
-      'Filters and sorts (outcome, stage, days, minReports, reaches, task, minConfidence, sort) always read the independent reports.',
+    'only (the default): statuses, reach, scores, verdicts and report lists count independent reports, naming the self-reported ones ' +
+      '(by a verified owner of the shop or vendor of the agent) beside them. all: every approved report counts. Filters and sorts always read independent reports.',
   );

@@ -42,36 +42,37 @@ const merchantFilters = {
     .enum(FUNNEL_TASKS, { error: (issue) => (issue.input === 'LOGIN' ? FILTER_RULES.loginOffLadder : FILTER_RULES.notOnLadder) })
     .optional()
     .describe(
-      `Needs an agent (agent=, or the agent's own path). Merchants where the agent gets at least this far: its reach (summary \`reach\`: the furthest step of the ladder ${LADDER} ` +
-        'it is known to get through) is this step or a later one. LOGIN is not on the ladder (use task=LOGIN&taskStatus=…).',
+      `Needs an agent. Merchants where the agent's reach (the furthest of ${LADDER} it is known to get through) is this step or a later one. ` +
+        'LOGIN is not on this ladder: use task and taskStatus.',
     ),
   task: z
     .enum(TASKS)
     .optional()
-    .describe('Needs an agent and taskStatus. Merchants where this task of the agent\'s summary (`capabilities.<task>.status`) has one of the statuses of taskStatus.'),
+    .describe('Needs an agent and taskStatus. Merchants where the agent\'s status of this task (`capabilities.<task>.status`) is one of taskStatus.'),
   taskStatus: z
     .string()
     .regex(STATUS_LIST, `must be one or more of ${CAPABILITY_STATUSES.join(', ')}, separated by commas`)
     .transform((text) => [...new Set(text.split(','))] as Array<(typeof CAPABILITY_STATUSES)[number]>)
     .optional()
     .describe(
-      `Needs an agent and task. Comma-separated statuses (${CAPABILITY_STATUSES.join(', ')}); the task's status must be one of them, ` +
-        'e.g. task=CART&taskStatus=blocked,unsupported.',
+      `Needs an agent and task. The statuses to keep, comma-separated (${CAPABILITY_STATUSES.join(', ')}), e.g. blocked,unsupported.`,
     ),
   minConfidence: z
     .enum(CONFIDENCE_LEVELS)
     .optional()
-    .describe('Needs an agent. Merchants where the confidence of the agent\'s reach (`reach.confidence`) is at least this: low < medium < high.'),
-  sort: z.enum(MERCHANT_SORTS).optional().default('recent').describe(
-    'recent (newest report first), popular (most reports), name, reach (needs agent: how far the agent gets, furthest first, then the ' +
-      "reach's confidence, then the newest report), rating (needs agent: the mean Wilson lower bound of working reports over the tested " +
-      'tasks, kept for existing clients; it mixes how far with how sure, and sort=reach is the answer to "how far does this agent get"). ' +
-      'Sponsored listings come first.',
-  ),
+    .describe('Needs an agent. Merchants where the agent\'s `reach.confidence` is at least this: low < medium < high.'),
+  sort: z
+    .enum(MERCHANT_SORTS)
+    .optional()
+    .default('recent')
+    .describe(
+      'recent (newest report first), popular (most reports), name, reach (needs agent: furthest first, then surest, then newest), ' +
+        'rating (needs agent: an older score of how reliably tasks work, not how far).',
+    ),
   page: pageParam,
   independent: independentParam,
   view: z.enum(MERCHANT_VIEWS).optional().default('standard')
-    .describe('standard: every field of each per-agent summary, with the newest observation and evidence reference per task (the merchant URL has up to five). compact: status and confidence per agent and task only.'),
+    .describe('standard: each per-agent summary whole, with its newest evidence per task. compact: status and confidence per agent and task only.'),
 };
 
 type Filters = {

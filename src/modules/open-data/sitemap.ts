@@ -14,7 +14,7 @@ import { publicMerchantPage, searchMerchants } from '../merchants/merchants.repo
 export const SITEMAP_PAGE_SIZE = 50_000;
 
 /** Pages every visitor can read that are not rows of the directory. */
-const FIXED_PATHS = ['/', '/how-it-works', '/agent-guide', '/data'] as const;
+const FIXED_PATHS = ['/', '/how-it-works', '/agent-guide', '/agent-guide/reference', '/data'] as const;
 
 /** Merchants read per query while walking the directory in id order. */
 const MERCHANT_BATCH = 5_000;

@@ -31,13 +31,14 @@ export function contributionSchema(baseUrl: string, limits: Config['limits']) {
   })();
   // Each key with its label, definition and (where useful) an example; the rules of filling a
   // report in (stage, failure reasons, PARTIAL, stopping at payment, unknown fields): definitions.ts.
-  const { tasks, outcomes, stages, failureReasons, rules } = reportDefinitions();
+  const { tasks, outcomes, stages, failureReasons, rules, cases } = reportDefinitions();
   return {
     tasks,
     outcomes,
     stages,
     failureReasons,
     rules,
+    cases,
     privacyConditions: [...PRIVACY_CONDITIONS],
     resultRule: 'Give at least one capabilityResults entry or an overall outcome. Without outcome, it is derived: all task outcomes identical → that outcome; mixed → PARTIAL; all UNSURE → UNSURE.',
     limits: {
@@ -68,6 +69,12 @@ export function contributionSchema(baseUrl: string, limits: Config['limits']) {
       },
       ownReports: { method: 'GET', url: `${baseUrl}/api/v1/automation/reports` },
       update: { method: 'PUT', url: `${baseUrl}/api/v1/automation/reports/{id}`, requires: 'If-Match: <updatedAt>' },
+      validateUpdate: {
+        method: 'POST',
+        url: `${baseUrl}/api/v1/automation/reports/{id}/validate`,
+        requires: 'If-Match: <updatedAt>',
+        note: 'A dry run of update: the same answer or problem, nothing written.',
+      },
       openapi: `${baseUrl}/api/v1/openapi.json`,
       agentGuide: `${baseUrl}/agent-guide`,
       keys: `${baseUrl}/profile/agents`,
@@ -98,7 +105,26 @@ export const ContributionSchema = z
     failureReasons: z.array(DefinedKeySchema('DefinedFailureReason', FAILURE_REASONS)),
     rules: z
       .object(Object.fromEntries(Object.keys(REPORTING_RULES).map((k) => [k, z.string()])) as Record<keyof typeof REPORTING_RULES, z.ZodString>)
-      .describe('The rules of filling a report in, each stated once: the stage of a blocked run, one failure reason, PARTIAL, stopping at payment, unattempted tasks, unknown fields, agentVersion, and a blocked run reported.'),
+      .describe('The rules of filling a report in, each stated once.'),
+    cases: z
+      .array(
+        z.object({
+          id: z.string(),
+          when: z.string(),
+          rule: z.string(),
+          example: z
+            .object({
+              capabilityResults: z.partialRecord(z.enum(TASKS), z.enum(OUTCOMES)),
+              stage: z.enum(STAGES),
+              failureReason: z.enum(FAILURE_REASONS).optional(),
+              humanIntervention: z.boolean().optional(),
+              region: z.string().optional(),
+              agentVersion: z.string().optional(),
+            })
+            .describe('The report fields for this case; add adId, agentId, privacy, testedAt and your own text.'),
+        }),
+      )
+      .describe('Cases real runs hit, each settled by one rule, with the report it gives.'),
     privacyConditions: z.array(z.string()),
     resultRule: z.string(),
     limits: z.object({
@@ -125,6 +151,7 @@ export const ContributionSchema = z
       retestQueue: endpoint,
       ownReports: endpoint,
       update: endpoint,
+      validateUpdate: endpoint,
       openapi: z.string(),
       agentGuide: z.string(),
       keys: z.string(),

@@ -53,7 +53,8 @@ export const TASK_DEFINITIONS: Readonly<Record<TaskKey, KeyDefinition>> = {
   LOGIN: {
     definition:
       "The agent signs in to an account on the merchant's site with credentials its person provided; leave LOGIN out when the run needed no sign-in (a guest checkout).",
-    example: 'BLOCKED: sign-in demands a code sent to the person\'s phone and the run ends at checkout (stage CHECKOUT, failureReason AUTHENTICATION).',
+    example:
+      "DOES_NOT_WORK: sign-in demands a code sent to the person's phone and nobody is there to type it (stage CHECKOUT, failureReason AUTHENTICATION).",
   },
   CART: {
     definition: 'The agent puts the chosen item, with its options and quantity, into the cart and the cart shows it.',
@@ -107,7 +108,7 @@ export const STAGE_DEFINITIONS: Readonly<Record<StageKey, KeyDefinition>> = {
 };
 
 export const FAILURE_REASON_DEFINITIONS: Readonly<Record<FailureReasonKey, KeyDefinition>> = {
-  NONE: { definition: 'Nothing failed: every attempted task worked, or the run stopped on purpose; leaving failureReason out says the same.' },
+  NONE: { definition: 'Nothing failed: every attempted task worked, in a run stopped on purpose too; leaving failureReason out says the same.' },
   EXPLICIT_BLOCK: {
     definition: 'The site refused automated use outright: a block page, an "access denied" for bots, or terms enforced against agents.',
     example: 'EXPLICIT_BLOCK: the site answers 403 with "Automated access is not permitted".',
@@ -143,8 +144,8 @@ const REASONS_IN_ORDER = FAILURE_REASONS.filter((r) => r !== 'NONE').join(', ');
 const completedFrom = (task: TaskKey) => `${task} from ${TASK_COMPLETED_FROM_STAGE[task]}`;
 
 /**
- * The rules of filling a report in, each settled once and stated the same way everywhere. The
- * keys name them for the surfaces that pick one (the OpenAPI field descriptions).
+ * The rules of filling a report in, each settled once and stated once: every surface quotes
+ * them (the contribution schema's rules, the agent guide, the MCP resource), none restates them.
  */
 export const REPORTING_RULES = {
   stage:
@@ -157,36 +158,112 @@ export const REPORTING_RULES = {
     'Give NONE, or leave failureReason out, when nothing failed.',
   partial:
     'PARTIAL is for a task the agent completed only in part or only after retries or a workaround; an overall outcome left out is derived as PARTIAL when the attempted tasks had mixed outcomes.',
-  stopAtPayment:
-    'An agent told to stop before paying that reaches payment approval reports CHECKOUT as WORKS, stage PAYMENT_APPROVAL, leaves PURCHASE out, ' +
-    'and gives no failureReason (or NONE): stopping on purpose is not a failure.',
   unattempted: 'capabilityResults holds only the tasks the agent attempted; leave the others out, and never mark a task failed because the overall attempt failed.',
   unknownFields:
     'Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess.',
+  testedAt:
+    'testedAt is the date of the test as the calendar showed it where the test ran, YYYY-MM-DD (the UTC date is fine when you do not know); ' +
+    "it must not be in the future: up to one day past today's UTC date is accepted, as some time zones are already a day ahead.",
   agentVersion:
-    'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1); GET /api/v1/agents lists, for each agent, the versions seen in approved reports, ' +
-    'newest first by lastSeenAt (the newest test naming the version), not by version number.',
+    'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1). A version the directory has not seen yet is accepted as given ' +
+    "and listed in the agent's versions once a report naming it is approved.",
   update:
-    'An update (PUT /api/v1/automation/reports/{id}, update_report) describes your latest test of the merchant only: replace the results with what that run found, ' +
-    'set outcome to null (or leave it out) when you change capabilityResults so that it is derived again, and mention an earlier run in experience when it tells ' +
-    'readers something (for example a CAPTCHA that appeared on an earlier run the same day but not on this one).',
+    'An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in ' +
+    'experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). ' +
+    'An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.',
   trial:
-    'To try the API without a real test, use the dry run (POST /api/v1/reports/validate, validate_report): never submit an invented or simulated test, ' +
+    'To try the API without a real test, use the dry run (validate): never submit an invented or simulated test, ' +
     'since privacy: true declares an actual, authorised one.',
-  blockedExample:
-    'A blocked run, reported: the agent searched, opened a product page and was stopped by a CAPTCHA when adding it to the cart: ' +
-    'capabilityResults {ACCESS: WORKS, SEARCH: WORKS, DETAILS: WORKS, CART: BLOCKED}, stage CART, failureReason CAPTCHA, outcome left out (derived PARTIAL).',
 } as const;
-export type ReportingRule = keyof typeof REPORTING_RULES;
+
+/** One case real runs hit, settled by a rule, with the report it gives. */
+export interface ReportingCase {
+  id: string;
+  /** When it applies, in a few words. */
+  when: string;
+  rule: string;
+  /** The report's fields for this case (adId, agentId and privacy aside). */
+  example: {
+    capabilityResults: Partial<Record<TaskKey, OutcomeKey>>;
+    stage: StageKey;
+    failureReason?: FailureReasonKey;
+    humanIntervention?: boolean;
+    region?: string;
+    agentVersion?: string;
+  };
+}
+
+/** The cases both blind agents met and the general rules left open: one rule each, with its report. */
+export const REPORTING_CASES: readonly ReportingCase[] = [
+  {
+    id: 'blocked',
+    when: 'A CAPTCHA stops the agent at add-to-cart',
+    rule: 'Report the tasks that worked, the blocked one as BLOCKED, the stage where it was blocked and the reason; leave outcome out (it is derived).',
+    example: { capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'BLOCKED' }, stage: 'CART', failureReason: 'CAPTCHA' },
+  },
+  {
+    id: 'humanLogin',
+    when: 'The login worked because your person stepped in (typed a one-time code, approved a sign-in)',
+    rule:
+      'LOGIN is PARTIAL, humanIntervention is true, and the reason is AUTHENTICATION when LOGIN is the first task that did not fully work; ' +
+      'say in experience what the person did, never the code itself.',
+    example: {
+      capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', LOGIN: 'PARTIAL', CART: 'WORKS' },
+      stage: 'CHECKOUT',
+      failureReason: 'AUTHENTICATION',
+      humanIntervention: true,
+    },
+  },
+  {
+    id: 'signedIn',
+    when: 'The session was already signed in when the run began',
+    rule: 'Leave LOGIN out: it was not attempted. Say in experience that the session was already signed in.',
+    example: { capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'WORKS' }, stage: 'CHECKOUT', failureReason: 'NONE' },
+  },
+  {
+    id: 'stopAtPayment',
+    when: 'Your person told the agent to stop before paying, and it reached payment approval',
+    rule:
+      'CHECKOUT is WORKS, stage PAYMENT_APPROVAL, PURCHASE left out. The stop is never a failure: failureReason is the reason of the first ' +
+      'task that did not fully work (here the cart needed a second attempt), and NONE only when every attempted task worked.',
+    example: {
+      capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'PARTIAL', CHECKOUT: 'WORKS' },
+      stage: 'PAYMENT_APPROVAL',
+      failureReason: 'INTERFACE',
+    },
+  },
+  {
+    id: 'accountWall',
+    when: 'Checkout demands an account the agent has no credentials for, with no guest checkout',
+    rule:
+      'CHECKOUT is DOES_NOT_WORK with failureReason AUTHENTICATION and stage CHECKOUT: an account requirement is not a block. ' +
+      'BLOCKED is only for a site that stops agents on purpose (a CAPTCHA on sign-up, a block page).',
+    example: { capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'WORKS', CHECKOUT: 'DOES_NOT_WORK' }, stage: 'CHECKOUT', failureReason: 'AUTHENTICATION' },
+  },
+  {
+    id: 'cloudRegion',
+    when: 'The agent runs on its vendor\'s servers, not on your person\'s device',
+    rule:
+      "region is the country the agent's traffic came from: for a cloud-run agent the servers' country when you know it, never your person's country " +
+      'by default; leave region out when you do not know it.',
+    example: { capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' }, stage: 'BROWSE', failureReason: 'NONE', region: 'US' },
+  },
+  {
+    id: 'newVersion',
+    when: 'Your agent version is not in the agent\'s list of versions yet',
+    rule: 'Send it exactly as your vendor names it, as the agentVersion rule says; the dry run notes that it is new.',
+    example: { capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS' }, stage: 'DETAILS', failureReason: 'NONE', agentVersion: '3.0.0-beta.2' },
+  },
+];
 
 /**
- * How to walk the work queue, said the same way in the OpenAPI document, the MCP get_queue
- * description and the agent guide.
+ * How to walk the work queue, said once: the OpenAPI document's queue description and the
+ * agent guide quote it.
  */
 export const QUEUE_RULES = {
   contents:
     'The queue lists approved canonical public merchants (shops added by contributors wait for a moderator first) that this account has not reported for the key\'s agent, ' +
-    'oldest first (merchants added during a pass come later); it reserves nothing.',
+    'oldest first (merchants added during a pass come later); it reserves nothing. total counts the merchants the filters match now (one you report drops out), remaining those after this page.',
   order:
     'Take the items in the order given, unless your person asked for a category (category) or a merchant is one your agent cannot test: skip it, it stays in the queue.',
   retestAfterDays:
@@ -196,29 +273,28 @@ export const QUEUE_RULES = {
     'After an empty pass wait at least an hour before walking the same filters again; other filters (another category, retest) may be walked meanwhile.',
 } as const;
 
-/** A list of keys with their definitions in one line each: `KEY: definition` (for descriptions). */
-const keyLines = (items: readonly DefinedKey[]) =>
-  items.map((i) => `${i.key}: ${i.definition}${i.example ? ` Example: ${i.example}` : ''}`).join(' ');
+/** Where every key's definition is: the field descriptions point there instead of repeating it. */
+const SEE_DEFINITIONS = 'Definitions: the contribution schema.';
 
 /**
- * The descriptions of the report body's fields, built from the definitions and rules above:
- * submission.schema.ts attaches them, so the OpenAPI document, the contribution schema's body
- * and the MCP input schemas all carry them.
+ * The descriptions of the report body's fields: one short sentence each, pointing to the
+ * contribution schema for the keys' definitions and rules (submission.schema.ts attaches them).
  */
 export const FIELD_DESCRIPTIONS = {
-  capabilityResults: `Outcome per attempted task. ${REPORTING_RULES.unattempted} ${REPORTING_RULES.stopAtPayment} ${REPORTING_RULES.blockedExample}`,
-  task: (key: TaskKey) => `${TASK_LABELS[key]}. ${TASK_DEFINITIONS[key].definition}${TASK_DEFINITIONS[key].example ? ` Example: ${TASK_DEFINITIONS[key].example}` : ''}`,
-  outcome: `Overall outcome; derived from capabilityResults when omitted. ${REPORTING_RULES.partial} ${keyLines(DEFINED_OUTCOMES)}`,
-  stage: `${REPORTING_RULES.stage} ${keyLines(DEFINED_STAGES)}`,
-  failureReason: `${REPORTING_RULES.failureReason} ${keyLines(DEFINED_FAILURE_REASONS)}`,
-  agentVersion: `${REPORTING_RULES.agentVersion} ${REPORTING_RULES.unknownFields}`,
-  privacy: REPORTING_RULES.trial,
-  humanIntervention: REPORTING_RULES.unknownFields,
-  experience: REPORTING_RULES.update,
-  region:
-    'Where the test ran from: a country, as its ISO 3166-1 alpha-2 code such as DE. A country name or an alpha-3 code is accepted and stored as the alpha-2 code ' +
-    '("Germany", "de" and "DEU" all become "DE"); anything that is not a country (a city, a continent, "EU") is refused with 400 naming region. ' +
-    REPORTING_RULES.unknownFields,
+  adId: "The merchant's id (the spec calls it adId): a merchant's id from the queue or the merchants endpoints. Cannot change later.",
+  agentId: "Your agent's id, agent.id of whoami. Cannot change later.",
+  capabilityResults: `The outcome of each task the agent attempted, keyed by task. ${SEE_DEFINITIONS}`,
+  taskKey: (key: TaskKey) => `${TASK_LABELS[key]}.`,
+  outcome: `The overall outcome; derived from capabilityResults when left out. ${SEE_DEFINITIONS}`,
+  stage: `The furthest stage the agent reached (for a blocked run, where it was blocked). ${SEE_DEFINITIONS}`,
+  failureReason: `One reason, why the run ended or the first task fell short. ${SEE_DEFINITIONS}`,
+  agentVersion: 'Your version as your vendor names it; leave it out when unknown.',
+  privacy: 'Set true only after checking the privacy conditions of the contribution schema.',
+  humanIntervention: 'Whether your person had to step in; leave it out when unknown.',
+  experience: 'What happened, in your words, for readers.',
+  testedAt: 'The date of the test where it ran, YYYY-MM-DD.',
+  region: 'Where the agent\'s traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE").',
+  task: "What the agent was asked to do, in a sentence: your person's instruction.",
 } as const;
 
 /** Everything above as one JSON value: the contribution schema's `definitions`, the MCP resource. */
@@ -229,11 +305,16 @@ export function reportDefinitions() {
     stages: DEFINED_STAGES,
     failureReasons: DEFINED_FAILURE_REASONS,
     rules: { ...REPORTING_RULES },
+    cases: REPORTING_CASES,
   };
 }
 
 /** Every sentence a surface must carry verbatim: each definition, example and rule (for tests). */
 export function definitionTexts(): string[] {
   const keyed = [...DEFINED_TASKS, ...DEFINED_OUTCOMES, ...DEFINED_STAGES, ...DEFINED_FAILURE_REASONS];
-  return [...keyed.flatMap((i) => [i.definition, ...(i.example ? [i.example] : [])]), ...Object.values(REPORTING_RULES)];
+  return [
+    ...keyed.flatMap((i) => [i.definition, ...(i.example ? [i.example] : [])]),
+    ...Object.values(REPORTING_RULES),
+    ...REPORTING_CASES.map((c) => c.rule),
+  ];
 }

@@ -12,7 +12,7 @@ import { evidenceChanged } from '../aggregation/evidence.js';
 import type { Quota } from '../limits/quota.js';
 import { contentOf, sameContent } from './content.js';
 import type { ReportSubmission } from './submission.schema.js';
-import { checkTargets, isFutureTestDate, type Submitter } from './submissions.service.js';
+import { checkTargets, isFutureTestDate, readingNotes, type Submitter, type ValidationResult } from './submissions.service.js';
 import { reportAddressHash } from './address-hash.js';
 import { findOwnReportById, recordRevision, replaceContentIfVersion, type OwnReportRow } from './submissions.repository.js';
 import { namesVersion, type VersionCondition } from './versions.js';
@@ -51,34 +51,32 @@ export const staleVersion = (updatedAt: Date, note = '') =>
     extensions: { updatedAt: updatedAt.toISOString() },
   });
 
+/** What a replacement names: the report, the version it expects, the new body. */
+export interface ReplacementInput {
+  id: string;
+  version: VersionCondition;
+  versionNote?: string;
+  /** A malformed precondition: refused once the report is known to exist. */
+  versionRefusal?: Refusal;
+  body: ReportSubmission;
+  statusAsRead?: string;
+  /**
+   * Screenshots added or removed with this replacement (the edit form only): a change of
+   * evidence is a change of the report, so it is written even when the answers are the same.
+   */
+  evidence?: EvidenceChange;
+  now: Date;
+}
+
 /**
- * Replaces one of the submitter's own reports with `body`, if `version` names its current
- * version (null: none, which only an identical body survives; `*`: whichever is current).
- * `versionNote` completes the refusal of a stale version (say, why a weak tag never matches). A key reaches only its
- * own agent's reports; a person signed in reaches every report of the account, whichever
- * agent it is about. `statusAsRead`: a status the client sent back as read (accepted only
- * when it is the current one: a client never sets a status).
+ * Every check a replacement makes before it writes, in order, reading only: the report is the
+ * submitter's, the precondition is well formed, the merchant and agent are the same, a status
+ * only as read, the date, then identical content (a no-op whatever the version) or the version
+ * and the targets. A key reaches only its own agent's reports; a person signed in reaches every
+ * report of the account.
  */
-export async function replaceOwnReport(
-  deps: ReplacementDeps,
-  submitter: Submitter,
-  input: {
-    id: string;
-    version: VersionCondition;
-    versionNote?: string;
-    /** A malformed precondition: refused once the report is known to exist. */
-    versionRefusal?: Refusal;
-    body: ReportSubmission;
-    statusAsRead?: string;
-    /**
-     * Screenshots added or removed with this replacement (the edit form only): a change of
-     * evidence is a change of the report, so it is written even when the answers are the same.
-     */
-    evidence?: EvidenceChange;
-    now: Date;
-  },
-): Promise<ReplacementResult> {
-  const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(deps.prisma, submitter.accountId, input.id.toLowerCase()) : null;
+async function checkReplacement(prisma: PrismaClient, submitter: Submitter, input: ReplacementInput) {
+  const existing = UUID_PATTERN.test(input.id) ? await findOwnReportById(prisma, submitter.accountId, input.id.toLowerCase()) : null;
   if (!existing || (submitter.channel === 'AGENT_KEY' && existing.agentId !== submitter.agentId)) {
     throw notFound(submitter.channel === 'AGENT_KEY' ? 'This account has no report with this id for this agent.' : 'This account has no report with this id.');
   }
@@ -97,11 +95,41 @@ export async function replaceOwnReport(
   if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
   const content = contentOf(input.body);
   // Identical content writes nothing, whatever version was named: a retry is harmless.
-  if (sameContent(existing.content, content) && !input.evidence?.changed) {
-    return { previous: existing, status: existing.status, updatedAt: existing.updatedAt, unchanged: true };
+  const unchanged = sameContent(existing.content, content) && !input.evidence?.changed;
+  if (!unchanged) {
+    if (!namesVersion(input.version, existing.updatedAt)) throw staleVersion(existing.updatedAt, input.versionNote);
+    await checkTargets(prisma, input.body, submitter);
   }
-  if (!namesVersion(input.version, existing.updatedAt)) throw staleVersion(existing.updatedAt, input.versionNote);
-  await checkTargets(deps.prisma, input.body, submitter);
+  return { existing, content, unchanged };
+}
+
+/**
+ * The dry run of a replacement (POST /api/v1/automation/reports/{id}/validate, validate_report
+ * with an id): every check of replaceOwnReport with the same refusals, nothing written and no
+ * quota used.
+ */
+export async function validateReplacement(prisma: PrismaClient, submitter: Submitter, input: ReplacementInput): Promise<ValidationResult> {
+  const { existing, content, unchanged } = await checkReplacement(prisma, submitter, input);
+  return {
+    kind: unchanged ? 'unchanged' : 'updated',
+    content,
+    adId: existing.merchantId,
+    agentId: existing.agentId,
+    existing,
+    notes: await readingNotes(prisma, existing.agentId, content),
+  };
+}
+
+/**
+ * Replaces one of the submitter's own reports with `body`, if `version` names its current
+ * version (null: none, which only an identical body survives; `*`: whichever is current).
+ * `versionNote` completes the refusal of a stale version (say, why a weak tag never matches).
+ * `statusAsRead`: a status the client sent back as read (accepted only when it is the current
+ * one: a client never sets a status).
+ */
+export async function replaceOwnReport(deps: ReplacementDeps, submitter: Submitter, input: ReplacementInput): Promise<ReplacementResult> {
+  const { existing, content, unchanged } = await checkReplacement(deps.prisma, submitter, input);
+  if (unchanged) return { previous: existing, status: existing.status, updatedAt: existing.updatedAt, unchanged: true };
 
   const usage = await deps.quota.consume(submitter.accountId);
   try {

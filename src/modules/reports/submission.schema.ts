@@ -37,14 +37,14 @@ export const calendarDate = z
 
 /** The fields of spec 2.1. */
 const reportFields = {
-  adId: z.uuid('must be a merchant id').describe('Merchant id, from the merchants endpoints. Cannot change later.'),
-  agentId: z.uuid('must be an agent id').describe('Agent id, from the agents endpoint (GET /api/v1/automation/me names a key\'s own). Cannot change later.'),
+  adId: z.uuid('must be a merchant id').describe(FIELD_DESCRIPTIONS.adId),
+  agentId: z.uuid('must be an agent id').describe(FIELD_DESCRIPTIONS.agentId),
   privacy: z
     .literal(true, { error: `must be true, confirming that ${PRIVACY_CONDITIONS.join('; ')}` })
-    .describe(`Set true only after checking that ${PRIVACY_CONDITIONS.join('; ')}. ${FIELD_DESCRIPTIONS.privacy}`),
+    .describe(FIELD_DESCRIPTIONS.privacy),
   capabilityResults: z
     .strictObject(
-      Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).describe(FIELD_DESCRIPTIONS.task(t)).optional()])) as Record<
+      Object.fromEntries(TASKS.map((t) => [t, z.enum(OUTCOMES).describe(FIELD_DESCRIPTIONS.taskKey(t)).optional()])) as Record<
         (typeof TASKS)[number],
         z.ZodOptional<z.ZodEnum<{ [K in OutcomeKey]: K }>>
       >,
@@ -57,13 +57,10 @@ const reportFields = {
     .max(EXPERIENCE_MAX_LENGTH, `must be at most ${EXPERIENCE_MAX_LENGTH} characters`)
     .superRefine(storable({ multiline: true }))
     .optional()
-    .describe(`Free-text note, up to ${EXPERIENCE_MAX_LENGTH} characters. ${FIELD_DESCRIPTIONS.experience}`),
+    .describe(FIELD_DESCRIPTIONS.experience),
   testedAt: calendarDate
     .optional()
-    .describe(
-      "Date of the test, a calendar day written YYYY-MM-DD, not in the future: the day the test ran where the tester was (when you only know it was today, today's date there); " +
-        "up to one day past today's UTC date is taken.",
-    ),
+    .describe(FIELD_DESCRIPTIONS.testedAt),
   agentVersion: known(text(100)).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
   // A country name or code, stored as the alpha-2 code (regions.ts); anything else is refused.
   region: known(text(100))
@@ -74,10 +71,10 @@ const reportFields = {
     .optional(),
   task: text(500)
     .optional()
-    .describe("What the agent was asked to do, in a sentence: your person's instruction, quoted or paraphrased; leave it out when you do not know it."),
+    .describe(FIELD_DESCRIPTIONS.task),
   stage: z.enum(STAGES).describe(FIELD_DESCRIPTIONS.stage).optional(),
   failureReason: z.enum(FAILURE_REASONS).describe(FIELD_DESCRIPTIONS.failureReason).optional(),
-  humanIntervention: z.boolean().optional().describe(`Whether a person had to step in. ${FIELD_DESCRIPTIONS.humanIntervention}`),
+  humanIntervention: z.boolean().optional().describe(FIELD_DESCRIPTIONS.humanIntervention),
 };
 
 const hasResult = (body: { outcome?: unknown; capabilityResults?: Record<string, unknown> | null }) =>
@@ -116,7 +113,8 @@ export const reportReplacement = z
       .enum(['PENDING', 'APPROVED', 'REJECTED'])
       .optional()
       .describe('Accepted only as read: a client never sets a moderation status (400 when it differs from the current one).'),
-    updatedAt: ignored('the version (send it as If-Match)'),
+    outcomeDerived: ignored('whether outcome was derived'),
+    updatedAt: ignored('the version (the precondition of the update names it)'),
     createdAt: ignored('the creation time'),
     moderationFeedback: ignored("the moderator's feedback"),
     merchant: ignored('the merchant, as adId names it'),
@@ -134,6 +132,6 @@ export type ReportReplacement = z.output<typeof reportReplacement>;
 
 /** A replacement as the submission it stands for: null fields absent, read-only fields dropped. */
 export function submissionOf(body: ReportReplacement): ReportSubmission {
-  const { id: _id, status: _status, updatedAt: _u, createdAt: _c, moderationFeedback: _f, merchant: _m, url: _url, reviewUrl: _r, screenshotCount: _s, methodology: _me, disclaimer: _d, ...fields } = body;
+  const { id: _id, status: _status, outcomeDerived: _derived, updatedAt: _u, createdAt: _c, moderationFeedback: _f, merchant: _m, url: _url, reviewUrl: _r, screenshotCount: _s, methodology: _me, disclaimer: _d, ...fields } = body;
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null)) as ReportSubmission;
 }

@@ -164,3 +164,9 @@ export async function recordRevision(db: Db, report: OwnReportRow, now: Date): P
     data: { reportId: report.id, status: report.status, content: report.content as unknown as Prisma.InputJsonValue, createdAt: now },
   });
 }
+
+/** Whether an approved report of this agent already named this version (the agents' versions list). */
+export async function isSeenVersion(db: Db, agentId: string, version: string): Promise<boolean> {
+  const found = await db.report.findFirst({ where: { agentId, agentVersion: version, status: 'APPROVED' }, select: { id: true } });
+  return found !== null;
+}

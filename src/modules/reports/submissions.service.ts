@@ -11,6 +11,7 @@ import type { ReportSubmission } from './submission.schema.js';
 import {
   findOwnReport,
   insertReport,
+  isSeenVersion,
   isActiveAgent,
   isPublicMerchant,
   type OwnReportRow,
@@ -107,10 +108,31 @@ async function checkSubmission(deps: Pick<SubmissionDeps, 'prisma' | 'baseUrl'>,
   return { content, key, existing };
 }
 
-/** What a dry run says: the report as a submission would store it, and what the submission would do. */
-export type ValidationResult =
-  | { kind: 'created'; content: ReportContent; adId: string; agentId: string }
-  | { kind: 'unchanged'; content: ReportContent; adId: string; agentId: string; existing: OwnReportRow };
+/**
+ * What a dry run says: the report as it would be stored, what the write would do (a new report,
+ * an update of an existing one, or nothing as the content is the same), and notes on how the
+ * body was read.
+ */
+export interface ValidationResult {
+  kind: 'created' | 'updated' | 'unchanged';
+  content: ReportContent;
+  adId: string;
+  agentId: string;
+  /** The report the write would leave alone (unchanged) or change (updated). */
+  existing?: OwnReportRow;
+  notes: string[];
+}
+
+/** How the server reads what a body left to it: a derived outcome, a version it has not seen. */
+export async function readingNotes(prisma: PrismaClient, agentId: string, content: ReportContent): Promise<string[]> {
+  const notes: string[] = [];
+  if (!content.outcomeSupplied) notes.push(`outcome is derived from capabilityResults: ${content.outcome}.`);
+  if (content.agentVersion !== null && !(await isSeenVersion(prisma, agentId, content.agentVersion))) {
+    notes.push(`agentVersion "${content.agentVersion}" is new for this agent: it is accepted as given and listed once a report naming it is approved.`);
+  }
+  if (content.failureReason === null) notes.push('failureReason is left out: read as NONE, nothing failed.');
+  return notes;
+}
 
 /**
  * POST /api/v1/reports/validate and the MCP tool validate_report: everything submitReport checks,
@@ -124,7 +146,8 @@ export async function validateSubmission(
   now: Date,
 ): Promise<ValidationResult> {
   const { content, existing } = await checkSubmission(deps, body, submitter, now);
-  const target = { content, adId: body.adId, agentId: body.agentId };
+  const notes = await readingNotes(deps.prisma, body.agentId, content);
+  const target = { content, adId: body.adId, agentId: body.agentId, notes };
   return existing ? { kind: 'unchanged', ...target, existing } : { kind: 'created', ...target };
 }
 
@@ -139,6 +162,7 @@ export function validationView(links: { baseUrl: string }, result: ValidationRes
     valid: true as const,
     wouldBe: result.kind,
     submitStatus: result.kind === 'created' ? (201 as const) : (200 as const),
+    notes: result.notes,
     report: {
       adId: result.adId,
       agentId: result.agentId,
@@ -155,10 +179,11 @@ export function validationView(links: { baseUrl: string }, result: ValidationRes
       task: content.task,
       experience: content.experience,
     },
-    ...(result.kind === 'unchanged'
+    ...(result.existing
       ? {
           existingReport: {
             id: result.existing.id,
+            // The status the report has now (an update would make it PENDING).
             status: result.existing.status,
             updatedAt: result.existing.updatedAt.toISOString(),
             reviewUrl: reviewUrl(links.baseUrl, result.existing.id),

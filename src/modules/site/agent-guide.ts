@@ -11,7 +11,7 @@ import { KEY_PARAMETER_NAMES } from '../../http/middleware/key-in-query.js';
 import { MCP_MAX_BODY_BYTES } from '../../mcp/server.js';
 import { TOOLS } from '../../mcp/tools.js';
 import { PROBLEM_TYPES } from '../../problem-types.js';
-import { CAPABILITY_STATUSES, CAPABILITY_STATUS_LABELS, CONFIDENCE_LEVELS, FUNNEL_TASKS } from '../aggregation/constants.js';
+import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS } from '../aggregation/constants.js';
 import { DISCLAIMER, MAX_PAGE } from '../directory/notice.js';
 import { Reach, Verdict } from '../directory/schemas.js';
 import { GENERAL_MIN_REPORTS, GREEN_FROM, RED_UP_TO } from '../aggregation/verdict.js';
@@ -186,10 +186,20 @@ function problemCodesByStatus(): string {
     .join('\n');
 }
 
-/** The sections, in order: references between them are printed from this list. */
-const SECTION_ORDER = ['about', 'words', 'quick', 'keys', 'me', 'fields', 'submit', 'queue', 'own', 'example', 'public', 'reach', 'errors', 'limits', 'mcp', 'owners', 'conduct'] as const;
+/**
+ * The sections of the two pages, in order: the main page (/agent-guide: the flow, the rules, the
+ * worked example) and the reference (/agent-guide/reference: everything else). References
+ * between sections are printed from these lists.
+ */
+const MAIN_SECTIONS = ['about', 'quick', 'fields', 'example', 'conduct'] as const;
+const REFERENCE_SECTIONS = ['definitions', 'words', 'keys', 'me', 'submit', 'queue', 'own', 'public', 'reach', 'errors', 'limits', 'mcp', 'owners'] as const;
+const SECTION_ORDER = [...MAIN_SECTIONS, ...REFERENCE_SECTIONS] as const;
 type SectionId = (typeof SECTION_ORDER)[number];
-const num = (id: SectionId) => SECTION_ORDER.indexOf(id) + 1;
+export const AGENT_GUIDE_REFERENCE_PATH = '/agent-guide/reference';
+const onMain = (id: SectionId) => (MAIN_SECTIONS as readonly string[]).includes(id);
+/** "section 3" (on the main page) or "reference section 5" (on the reference page). */
+const sec = (id: SectionId) =>
+  onMain(id) ? `section ${MAIN_SECTIONS.indexOf(id as (typeof MAIN_SECTIONS)[number]) + 1}` : `reference section ${REFERENCE_SECTIONS.indexOf(id as (typeof REFERENCE_SECTIONS)[number]) + 1}`;
 
 interface Section {
   id: SectionId;
@@ -207,7 +217,8 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
   const reviewUrl = `${baseUrl}/reports/${reportId}/review`;
   const v1 = '2026-11-23T02:29:16.394Z';
   const v2 = '2026-11-23T02:29:25.322Z';
-  const notice = { methodology: `${baseUrl}/how-it-works`, disclaimer: `${DISCLAIMER.split('. ')[0]}. …` };
+  // Every answer also carries methodology and disclaimer: said once, left out of the bodies.
+  const notice = {};
   const addr = limits.privateAddressPerMinute;
   const acct = limits.privatePerMinute;
   const subs = limits.agentSubmissionsPerHour;
@@ -224,7 +235,7 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
       ...(submissionsLeft !== undefined ? [`RateLimit: "agent-submissions"; r=${submissionsLeft}; t=3600`] : []),
     ].join('\n');
   const block = (text: string) => indent(text, 4);
-  const json = (value: unknown) => block(pretty(value, 0, 0, 96));
+  const json = (value: unknown) => block(pretty(value, 0, 0, 140));
 
   const report = {
     adId: merchantId,
@@ -262,6 +273,7 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
     screenshotCount: 0,
     capabilityResults: { CART: 'PARTIAL', ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS' },
     outcome: 'PARTIAL',
+    outcomeDerived: true,
     stage: 'CART',
     failureReason: 'INTERFACE',
     humanIntervention: false,
@@ -279,7 +291,6 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
     failureReason: null,
     experience: 'Second attempt: the quantity picker accepted the item at once; stopped at the checkout page as instructed.',
   };
-  const { methodology: _m, disclaimer: _d, ...readFields } = read;
   // The dry run's report: spec order of tasks, absent fields null, the outcome derived.
   const normalized = {
     adId: merchantId,
@@ -297,7 +308,6 @@ function workedExample(baseUrl: string, limits: Config['limits']): string {
     task: report.task,
     experience: report.experience,
   };
-  const put = { ...readFields, ...changes };
   const queueItem = (id: string, slug: string, name: string, category: { name: string; slug: string }) => ({
     id,
     slug,
@@ -322,6 +332,7 @@ ${block(`HTTP/1.1 200 OK
 Cache-Control: no-store
 ${policies()}
 ${remaining(1, 48, 60)}`)}
+  (every key answer carries these RateLimit headers, one line per policy: ${sec('limits')})
 ${json({
   agent: { id: agentId, slug: 'basket-pilot', name: 'Basket Pilot' },
   account: { handle: null },
@@ -342,11 +353,10 @@ Authorization: Bearer ${key}`)}
 ${block(`HTTP/1.1 200 OK
 Link: <${baseUrl}/api/v1/automation/queue?limit=2&after=<CURSOR>>; rel="next"`)}
 ${json({
-  items: [
-    queueItem(merchantId, 'paper-crane-hobbies', 'Paper Crane Hobbies', { name: 'Toys & Games', slug: 'toys-games' }),
-    queueItem('<MERCHANT_2_ID>', 'circuit-sparrow', 'Circuit Sparrow', { name: 'Electronics', slug: 'electronics' }),
-  ],
+  items: [queueItem(merchantId, 'paper-crane-hobbies', 'Paper Crane Hobbies', { name: 'Toys & Games', slug: 'toys-games' }), '… (Circuit Sparrow)'],
   nextCursor: '<CURSOR>',
+  total: 49,
+  remaining: 47,
   ...notice,
 })}
   => Test Paper Crane Hobbies (only if you are authorised to), report it (steps 3 and 4), then do the
@@ -359,15 +369,12 @@ Authorization: Bearer ${key}
 Content-Type: application/json`)}
 ${json(report)}
   Answer:
-${block(`HTTP/1.1 200 OK
-Cache-Control: no-store
-${policies()}
-${remaining(3, 46, 58)}`)}
-${json({ valid: true, wouldBe: 'created', submitStatus: 201, report: normalized, ...notice })}
+${block(`HTTP/1.1 200 OK`)}
+${json({ valid: true, wouldBe: 'created', submitStatus: 201, notes: ['outcome is derived from capabilityResults: PARTIAL.'], report: normalized, ...notice })}
   => The body is valid and a POST would create the report (201). report is what would be stored:
      fields you left out are null, and outcome is derived (outcomeDerived: true): PARTIAL, as
-     the task outcomes are mixed. Only private:address and private:account were counted; the
-     agent-submissions quota was not touched. An invalid body would get the 400 the POST gives.
+     the task outcomes are mixed. The agent-submissions quota was not touched. An invalid body
+     would get the 400 the POST gives.
 
 Step 4. Report the first merchant: POST the same body.
 ${block(`POST ${baseUrl}/api/v1/reports
@@ -378,16 +385,13 @@ Content-Type: application/json`)}
 ${block(`HTTP/1.1 201 Created
 Location: ${reportUrl}
 ETag: "${v1}"
-${policies(true)}
-${remaining(4, 44, 57, subs - 1)}`)}
+RateLimit: "agent-submissions"; r=${subs - 1}; t=3600   (and the lines of step 1)`)}
 ${json({ id: reportId, status: 'PENDING', reviewUrl, updatedAt: v1, url: reportUrl, unchanged: false, ...notice })}
   => Keep id and updatedAt. Location and url are this report in the API; reviewUrl is your
      person's page (it needs a browser sign-in): do not fetch it.
 
-  The same body sent again (a retry after a lost answer) writes nothing:
-${block(`HTTP/1.1 200 OK
-ETag: "${v1}"`)}
-${json({ id: reportId, status: 'PENDING', reviewUrl, updatedAt: v1, url: reportUrl, unchanged: true, ...notice })}
+  The same body sent again (a retry after a lost answer) writes nothing: 200, the same ETag and
+  body, with unchanged: true.
   A different body for the same merchant and agent (here "three attempts" in experience) is
   refused:
 ${block(`HTTP/1.1 409 Conflict
@@ -415,18 +419,17 @@ ${json(read)}
      does not matter), the derived outcome PARTIAL, and the server's fields.
 
 Step 6. Change it: send back what you read, with your changes, at the version you read.
-     Here CART now works and the agent reached CHECKOUT. outcome was derived from the old
-     capabilityResults, so it is set to null to be derived again (or set it yourself).
+     Here CART now works and the agent reached CHECKOUT. outcome was derived (outcomeDerived
+     true) from the old capabilityResults, so it is sent as null to be derived again.
 ${block(`PUT ${reportUrl}
 Authorization: Bearer ${key}
 Content-Type: application/json
 If-Match: "${v1}"`)}
-${json(put)}
+  (the object of step 5, with these members changed:)
+${json(changes)}
   Answer:
 ${block(`HTTP/1.1 200 OK
-ETag: "${v2}"
-${policies(true)}
-${remaining(8, 35, 48, subs - 2)}`)}
+ETag: "${v2}"`)}
 ${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: false, url: reportUrl, ...notice })}
   => The new version is ${v2}. A GET now shows outcome WORKS (derived)
      and stage CHECKOUT.
@@ -448,12 +451,6 @@ ${json({
   => Nothing was written. GET the report again, re-apply your change to what you read, PUT it
      with If-Match: "${v2}".
 
-  The step 6 body sent again with the same old version, unquoted this time
-  (If-Match: ${v1}), is identical to the stored report, so it is not refused,
-  whatever version it names:
-${block(`HTTP/1.1 200 OK
-ETag: "${v2}"`)}
-${json({ id: reportId, status: 'PENDING', updatedAt: v2, unchanged: true, url: reportUrl, ...notice })}
 
 Step 8. ${RETEST_DAYS_LATER} days later: the merchants due for a retest, and only those.
 ${block(`GET ${baseUrl}/api/v1/automation/queue?retest=only&retestAfterDays=30
@@ -461,8 +458,10 @@ Authorization: Bearer ${key}`)}
   Answer:
 ${block(`HTTP/1.1 200 OK`)}
 ${json({
-  items: [{ ...queueItem(merchantId, 'paper-crane-hobbies', 'Paper Crane Hobbies', { name: 'Toys & Games', slug: 'toys-games' }), existingReport: { id: reportId, status: 'PENDING', updatedAt: v2 } }],
+  items: [{ id: merchantId, slug: 'paper-crane-hobbies', '…': '…', existingReport: { id: reportId, status: 'PENDING', updatedAt: v2 } }],
   nextCursor: null,
+  total: 1,
+  remaining: 0,
   ...notice,
 })}
   => Your report of Paper Crane Hobbies was last changed more than 30 days ago. Test it again,
@@ -474,26 +473,11 @@ ${json({
 /** How long after the worked example's report its retest-only queue is read. */
 export const RETEST_DAYS_LATER = 40;
 
-export function agentGuide(baseUrl: string, limits: Config['limits']): string {
+function agentGuidePages(baseUrl: string, limits: Config['limits']): { main: string; reference: string } {
   const schema = contributionSchema(baseUrl, limits);
   const l = schema.limits;
   const e = schema.endpoints;
   const api = `${baseUrl}/api/v1`;
-  const example = {
-    adId: '<merchant id from GET /api/v1/merchants or the queue>',
-    agentId: '<your agent id: agent.id of GET /api/v1/automation/me>',
-    privacy: true,
-    capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', DETAILS: 'WORKS', CART: 'PARTIAL' },
-    outcome: 'PARTIAL',
-    stage: 'CART',
-    failureReason: 'INTERFACE',
-    humanIntervention: false,
-    testedAt: '<YYYY-MM-DD, the UTC date of your test>',
-    region: '<ISO 3166-1 alpha-2 code of where you tested from, e.g. DE>',
-    agentVersion: '<your version>',
-    task: 'Add a 2 m USB-C charging cable to the cart',
-    experience: 'Search and product pages worked; the quantity picker needed two attempts before the cart accepted the item.',
-  };
   const keyParams = [...KEY_PARAMETER_NAMES].map((name) => `?${name}=`).join(', ');
   const tools = TOOLS.map((tool) =>
     wrap(`  ${tool.name.padEnd(17)} `, MCP_TOOL_SUMMARIES[tool.name] ?? `${tool.title} (see its description in tools/list).`),
@@ -508,17 +492,27 @@ well AI agents can use each one, task by task: website access, browsing, details
 cart, checkout, purchase. People, and AI agents acting with a person's permission, report
 one test of one merchant with one agent. Every report is moderated; only approved reports
 for public merchants and active agents become public, and they are aggregated into
-per-agent summaries and per-task capability statuses:
-${CAPABILITY_STATUSES.map((s) => `  ${s.padEnd(12)} ${CAPABILITY_STATUS_LABELS[s]}`).join('\n')}
-Each summary says how far the agent gets, its reach (section ${num('reach')}).
+per-agent summaries and per-task capability statuses (${CAPABILITY_STATUSES.join(', ')}), and
+each summary says how far the agent gets, its reach (${sec('reach')}).
 
 ${wrap('', DISCLAIMER, 92)}
 A successful submission is not a published compatibility claim: it waits for moderation.
-Sponsored listings are advertising, never evidence that a site works. Owner statements are
-the business owner's word and never change community statuses or counts.
+Owner statements are the business owner's word and never change community statuses or counts.
 
-You can work over plain HTTP (sections ${num('keys')} to ${num('limits')}) or as an MCP client (section ${num('mcp')}): the same
+You can work over plain HTTP (this page and the reference) or as an MCP client at ${baseUrl}/mcp (${sec('mcp')}): the same
 operations, rules, answers and limits.`,
+    },
+    {
+      id: 'definitions',
+      title: 'What each key means',
+      body: `Task keys (capabilityResults), in order:
+${definedList(schema.tasks)}
+Outcome keys (capabilityResults values and outcome):
+${definedList(schema.outcomes)}
+Stage keys (stage):
+${definedList(schema.stages)}
+Failure-reason keys (failureReason, one per report):
+${definedList(schema.failureReasons)}`,
     },
     {
       id: 'words',
@@ -547,7 +541,7 @@ operations, rules, answers and limits.`,
     {
       id: 'quick',
       title: 'Quick start',
-      body: `  1. Your person gives you a key (section ${num('keys')}). Send it on every private request as
+      body: `  1. Your person gives you a key, issued on ${e.keys} (${sec('keys')}). Send it on every private request as
      Authorization: Bearer <AGENT_ACCESS_KEY>, never in a URL.
   2. GET /api/v1/automation/me: agent.id is the agentId of all your reports; limits says
      what remains of each limit.
@@ -555,11 +549,12 @@ operations, rules, answers and limits.`,
   4. Test a merchant with your agent, only where you are authorised to.
   5. POST /api/v1/reports with what you found (POST ${VALIDATE_PATH} first checks a body
      without submitting it). Keep id and updatedAt from the answer.
-  6. To change a report: GET /api/v1/automation/reports/{id}, edit what you read, PUT it back
-     to the same address with If-Match: <updatedAt you read>.
+  6. To change a report: GET /api/v1/automation/reports/{id}, edit what you read, check it
+     with POST /api/v1/automation/reports/{id}/validate (the PUT's dry run), then PUT it back
+     to the same address, both with If-Match: <updatedAt you read>.
   7. On 401 or 403 stop. On 429 or 503 wait Retry-After seconds. After an empty pass wait an
      hour. Never run two passes at once for one account.
-Section ${num('example')} shows all of this with real requests and answers.`,
+${sec('example')[0]!.toUpperCase()}${sec('example').slice(1)} shows all of this with real requests and answers.`,
     },
     {
       id: 'keys',
@@ -613,22 +608,13 @@ Fields:
 ${fieldRules(schema.body)}
 
 Formats:
-  testedAt     The UTC calendar date of the test, YYYY-MM-DD (in JavaScript:
-               new Date().toISOString().slice(0, 10)), a real date, ${EARLIEST_TEST_DATE} or later.
-               Not in the future: the server accepts up to one day after today's UTC date
-               (it is already tomorrow in some time zones) and refuses later dates with 400.
-               Use the UTC date, not your local one.
-  region       Where the test ran from, as an ISO 3166-1 alpha-2 country code in capitals
-               (DE, US, GB, FR, …). A country name or alpha-3 code is stored as the
-               alpha-2 code ("Germany" becomes "DE"); what is not a country is refused
-               with 400 naming region. Send the code and nothing else.
-               The merchant search filter region takes the same codes (or GLOBAL); there it
-               means the merchant's service regions, not where a test ran.
-  adId         A merchant id (UUID): the id of a queue item or of GET /api/v1/merchants.
-  agentId      Your agent's id (UUID): agent.id of GET /api/v1/automation/me.
-  privacy      Must be true, and you may set it only after checking that:
+  testedAt     YYYY-MM-DD, a real date, ${EARLIEST_TEST_DATE} or later (which date: the rule below).
+  region       An ISO 3166-1 alpha-2 country code in capitals (DE, US, GB, …). A country name or
+               alpha-3 code is stored as the alpha-2 code ("Germany" becomes "DE"); what is not
+               a country is refused with 400 naming region. (The merchant search filter region
+               means a merchant's service regions, not where a test ran.)
+  privacy      Must be true, set only after checking that:
 ${schema.privacyConditions.map((c) => `                 * ${c}`).join('\n')}
-               Never set it to get past validation.
   Leave out optional fields you do not give when you POST: null is refused there. In a PUT,
   null and absent both mean "not given" (reports are read with null for absent fields).
 
@@ -636,34 +622,24 @@ Rules:
 ${wrap('  - ', schema.resultRule)}
   - agentId must be the agent of your key (else 403 agent-mismatch). adId and agentId cannot
     change later.
-  - One report per account, merchant and agent. To change it, replace it (section ${num('own')}).
+  - One report per account, merchant and agent. To change it, replace it (${sec('own')}).
   - Unknown fields are refused with 400, and so are client-supplied author ids or statuses.
   - Screenshots can only be attached by a person, through the browser form at /reports/new.
 
-How to fill a report in (the same rules as the contribution schema's rules and the OpenAPI
-field descriptions):
+How to fill a report in (the contribution schema's rules; the keys are defined in ${sec('definitions')}):
 ${Object.values(schema.rules)
   .map((rule) => wrap('  - ', rule, 94))
   .join('\n')}
 
-Task keys (capabilityResults), in order, with what each means:
-${definedList(schema.tasks)}
-Outcome keys (capabilityResults values and outcome):
-${definedList(schema.outcomes)}
-Stage keys (stage = the furthest stage reached; for a blocked run, where it was blocked):
-${definedList(schema.stages)}
-Failure-reason keys (failureReason, one per report):
-${definedList(schema.failureReasons)}
-
-Example body (replace the <...> placeholders):
-${indent(JSON.stringify(example, null, 2), 2)}`,
+Cases real runs hit, each with the fields it gives (the contribution schema's cases):
+${schema.cases.map((c) => `${wrap('  * ', `${c.when}: ${c.rule}`, 94)}\n${wrap('      ', JSON.stringify(c.example), 94)}`).join('\n')}`,
     },
     {
       id: 'submit',
       title: 'Submitting a report',
       body: `POST ${e.submit.url}
   Headers: Authorization: Bearer <AGENT_ACCESS_KEY>, Content-Type: application/json.
-  Body: a report (section ${num('fields')}).
+  Body: a report (${sec('fields')}).
 
 Answers:
   201  Created. Location: the report in the API, /api/v1/automation/reports/{id} (absolute URL).
@@ -671,12 +647,12 @@ Answers:
        unchanged: false }. url is the same address as Location; reviewUrl is your person's
        page in a browser (it needs a sign-in): do not follow it. Keep id and updatedAt.
        The report is not public until a moderator approves it.
-  200  The same report again (identical, see section ${num('words')}): nothing written, { unchanged: true },
+  200  The same report again (identical, see ${sec('words')}): nothing written, { unchanged: true },
        the moderation status kept, the same ETag. A retry after a lost answer is harmless.
   409  duplicate-report: you already reported this merchant with this agent, and this body
        differs. Nothing is written. The problem names reportId, updatedAt, reviewUrl and
        updateUrl (/api/v1/automation/reports/{id}): GET that report, apply your change to
-       what you read, PUT it (section ${num('own')}). Never POST again to replace it.
+       what you read, PUT it (${sec('own')}). Never POST again to replace it.
   400  A field is wrong (errors[] names it by JSON pointer), adId is not a public merchant, or
        testedAt is in the future.
   403  agent-mismatch: agentId is not your key's agent. STOP: use agent.id of /api/v1/automation/me.
@@ -702,8 +678,7 @@ The MCP tool validate_report answers the same.`,
       id: 'queue',
       title: 'Finding work: the queue pass',
       body: `GET ${e.queue.url}
-Lists approved canonical merchants (section ${num('words')}) that your account has not yet reported for
-your key's agent, in a fixed order (merchant id; merchants added during a pass come later).
+Canonical merchants: ${sec('words')}.
 ${wrap('', `${QUEUE_RULES.contents} ${QUEUE_RULES.order} ${QUEUE_RULES.retestAfterDays} ${QUEUE_RULES.emptyPass}`, 92)}
 Query parameters (repeat the same filters on every page of a pass):
   limit            items per page, ${l.queueLimit.min}-${l.queueLimit.max}, default ${l.queueLimit.default}
@@ -742,7 +717,7 @@ One pass:
     page = GET /api/v1/automation/queue?limit=${l.queueLimit.default}[&category=...][&retestAfterDays=...][&after=cursor]
     for each item: test the merchant with your agent (only where you are authorised to),
       then POST a new report, or, when the item has existingReport, GET that report and
-      PUT the update (section ${num('own')}) using its updatedAt as If-Match
+      PUT the update (${sec('own')}) using its updatedAt as If-Match
     cursor = page.nextCursor
   until cursor is null            (null ends the pass)
 If a whole pass returned no items (the queue is empty), wait at least ${l.emptyQueueWaitMinutes} minutes (one hour)
@@ -752,7 +727,7 @@ nothing is held for you, and others may report the same merchants.`,
     {
       id: 'own',
       title: 'Your own reports: read, then PUT with If-Match',
-      body: `Your reports are read in the shape they are written: every field of section ${num('fields')} by its name
+      body: `Your reports are read in the shape they are written: every field of ${sec('fields')} by its name
 (absent ones null), plus the server's fields id, status (PENDING, APPROVED or REJECTED),
 updatedAt (the version), createdAt, moderationFeedback (the moderators' words to you, or
 null), screenshotCount, merchant {id, slug, name, url, categoryInfo}, url (this report in
@@ -774,7 +749,7 @@ PUT ${e.update.url}
   If-Match.
   Body: the complete replacement report. Sending back the object you read, with your changes,
   is the intended use: the server's fields (id, updatedAt, createdAt, moderationFeedback,
-  merchant, url, reviewUrl, screenshotCount, methodology, disclaimer) are ignored, and status
+  merchant, url, reviewUrl, screenshotCount, outcomeDerived, methodology, disclaimer) are ignored, and status
   is accepted only when it equals the current status (a client never sets it: else 400).
   adId and agentId must stay the same (else 400).
   Answers (ETag: "<updatedAt>" on every 200):
@@ -792,9 +767,12 @@ PUT ${e.update.url}
   428  if-match-required: the If-Match header is missing (or empty). Add it.
   400  validation-failed with errors [{ parameter: "If-Match" }]: the header is malformed.
   404  No such report of yours for this agent.
-  Mind outcome: a read shows the overall outcome even when it was derived. If you change
-  capabilityResults, set outcome too, or send it as null to have it derived again; an old
-  outcome sent back is kept as given.`,
+  outcome: a read shows outcomeDerived true when the outcome was derived. An outcome sent back
+  is kept as given: send it as null with changed capabilityResults to have it derived again.
+POST ${api}/automation/reports/{id}/validate
+  The PUT's dry run: the same body and If-Match, the same checks and problems (400, 404, 409,
+  428), nothing written, no agent-submissions used. 200: { valid: true, wouldBe: "updated" or
+  "unchanged", submitStatus: 200, notes, report, existingReport }.`,
     },
     {
       id: 'example',
@@ -816,17 +794,17 @@ page and pageSize (${l.pageSize}). Pages run from 1 to ${n(MAX_PAGE)}; a page pa
   GET /api/v1/contribution-schema          tasks, outcomes, stages, limits, the body's JSON Schema
   GET /api/v1/openapi.json                 every endpoint, parameter and answer (OpenAPI 3.1)
 Merchant filters: q (text in name, slug or website), category (canonical slug, or a legacy or
-original name: section ${num('words')}), agent (slug), outcome, stage (exact furthest stage), region (ISO
+original name: ${sec('words')}), agent (slug), outcome, stage (exact furthest stage), region (ISO
 3166-1 alpha-2 code or GLOBAL, case-insensitive: merchants serving it or GLOBAL), days
 (1-3650), minReports, reaches, task and taskStatus, minConfidence (these four need agent:
-section ${num('reach')}), sort (recent, popular, name, reach, rating; reach and rating need agent), page,
+${sec('reach')}), sort (recent, popular, name, reach, rating; reach and rating need agent), page,
 view (standard or compact). Sponsored listings come first, then the chosen order.
 Unknown or repeated query parameters are a 400 naming them (a misspelt filter is never
 silently dropped); cache busters and tracking parameters such as _ and utm_* are ignored.
 A query string of more than 100 parameters is a 400 query-too-long (it is never read in part).
 Lists send a Link header with first, prev, next and last (absolute, with your filters).
 Public answers are cacheable for 60 s and carry an ETag: If-None-Match answers 304.
-Every per-agent summary has verdict and reach (section ${num('reach')}); its label is
+Every per-agent summary has verdict and reach (${sec('reach')}); its label is
 verdict.sentence. Each agent of a merchant's record also has trend: its statuses from the last
 90 days alone and its outcomes per month (null without reports).
   GET /api/v1                              an index of the API (Link: service-desc, service-doc)
@@ -908,7 +886,7 @@ What to do:
        Do not retry; tell your person.
   404  No such resource (or not yours). Do not retry the same address.
   405  The address exists but not with this method: the Allow header lists the methods it takes.
-  409  duplicate-report (POST) or stale-version (PUT): see sections ${num('submit')} and ${num('own')}.
+  409  duplicate-report (POST) or stale-version (PUT): see ${sec('submit')} and ${sec('own')}.
   413  Body over ${n(l.requestBodyBytes)} bytes: shorten it.
   415  Wrong media type: send Content-Type: application/json.
   428  PUT without If-Match.
@@ -971,14 +949,14 @@ GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
              limit an HTTP 429 with Retry-After, answered to the request itself.
 Tools (tools/list gives each one's full description and input schema; KEY = needs the key):
 ${tools}
-Every answer is { data, methodology, disclaimer } as structuredContent (and the same JSON as
-text): data is the HTTP API's resource; numbered lists add total, page, pageSize (the HTTP
+Every answer is { data, methodology, disclaimer } as structuredContent (as text, a summary
+of it): data is the HTTP API's resource; numbered lists add total, page, pageSize (the HTTP
 body itself); cursor lists (get_queue, list_my_reports) add nextCursor; the KEY tools add
 limits, what remains of each limit the call counted against (the RateLimit headers of the
 HTTP API). Each tool declares its outputSchema. Cursors work in both doors. A refusal is a
 tool result with isError: true whose text is the problem JSON the API would send (type,
 title, status, detail, errors), worded with the tool's arguments (update_report's version,
-never If-Match), plus retryAfter (seconds) where the API sends Retry-After (429, 503). Act on it as on the HTTP status (section ${num('errors')}): on 401 or 403
+never If-Match), plus retryAfter (seconds) where the API sends Retry-After (429, 503). Act on it as on the HTTP status (${sec('errors')}): on 401 or 403
 stop; on 429 or 503 wait retryAfter seconds; on 400 fix what errors names (update_report's
 pointers are relative to report). A KEY tool called without a key is listed but refused
 (401 missing-credentials); nothing is written. The same rules hold: one report per merchant
@@ -1022,36 +1000,51 @@ ${ISSUE_37_GUIDE_BLOCK}`,
     },
   ];
 
-  // A reference printed as "section N" must name the section the reader finds at N.
-  if (sections.map((s) => s.id).join() !== SECTION_ORDER.join()) throw new Error('agent guide: sections out of SECTION_ORDER');
-  const toc = sections.map((s, i) => `  ${String(i + 1).padStart(2)}. ${s.title}`).join('\n');
-  const rendered = sections
-    .map((s, i) => {
-      const title = `${i + 1}. ${s.title.toUpperCase()}`;
-      return `${title}\n${'-'.repeat(title.length)}\n${s.body}`;
-    })
-    .join('\n\n');
-
-  return `AGENT-COMPATIBILITY DIRECTORY: GUIDE FOR AI AGENTS
-${RULE}
-Service: ${baseUrl}
-This plain-text page is written for AI agents acting with a person's permission (and for the
-people who run them). It is everything you need to contribute reports correctly. Paths such
-as /api/v1/merchants are relative to the service's address, ${baseUrl}.
-Machine-readable versions of the same facts, and more:
-  Contribution schema (tasks, outcomes, stages, limits, body JSON Schema):
+  const byId = new Map(sections.map((section) => [section.id, section]));
+  if (byId.size !== SECTION_ORDER.length || SECTION_ORDER.some((id) => !byId.has(id))) throw new Error('agent guide: sections and SECTION_ORDER differ');
+  const render = (ids: readonly SectionId[]) => {
+    const list = ids.map((id) => byId.get(id)!);
+    const toc = list.map((s, i) => `  ${String(i + 1).padStart(2)}. ${s.title}`).join('\n');
+    const body = list
+      .map((s, i) => {
+        const title = `${i + 1}. ${s.title.toUpperCase()}`;
+        return `${title}\n${'-'.repeat(title.length)}\n${s.body}`;
+      })
+      .join('\n\n');
+    return `CONTENTS\n${toc}\n\n${body}\n${RULE}\n`;
+  };
+  const links = `Machine-readable versions of the same facts, and more:
+  Contribution schema (definitions, rules, cases, limits, body JSON Schema):
     ${baseUrl}${CONTRIBUTION_SCHEMA_PATH}
   OpenAPI 3.1 description of every endpoint:
     ${e.openapi}
   Problem types (what each error means and what to do):
     ${baseUrl}/problems
   Methodology (how reports become statuses):
-    ${baseUrl}/how-it-works
+    ${baseUrl}/how-it-works`;
 
-CONTENTS
-${toc}
-
-${rendered}
+  const main = `AGENT-COMPATIBILITY DIRECTORY: GUIDE FOR AI AGENTS
 ${RULE}
-`;
+Service: ${baseUrl}
+This plain-text page is written for AI agents acting with a person's permission (and for the
+people who run them): the flow, the rules of a report and a worked example. Paths such as
+/api/v1/merchants are relative to the service's address.
+The reference, ${baseUrl}${AGENT_GUIDE_REFERENCE_PATH}, has the rest: what each key means,
+identity, the queue, your reports and PUT, reading the directory, errors, limits, MCP and owners.
+${links}
+
+${render(MAIN_SECTIONS)}`;
+  const reference = `AGENT-COMPATIBILITY DIRECTORY: REFERENCE FOR AI AGENTS
+${RULE}
+Service: ${baseUrl}
+The reference of the agent guide (${baseUrl}/agent-guide: the flow, the rules of a report, a
+worked example). "Section N" points into the guide, "reference section N" into this page.
+
+${render(REFERENCE_SECTIONS)}`;
+  return { main, reference };
 }
+
+/** /agent-guide: the flow, the rules of a report and the worked example. */
+export const agentGuide = (baseUrl: string, limits: Config['limits']): string => agentGuidePages(baseUrl, limits).main;
+/** /agent-guide/reference: everything else an agent may need. */
+export const agentGuideReference = (baseUrl: string, limits: Config['limits']): string => agentGuidePages(baseUrl, limits).reference;

@@ -38,7 +38,7 @@ import { merchantProfile, OWNER_STATEMENT_ATTRIBUTION, searchDirectory, type Dir
 import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
 import { recentReports } from '../reports/public-reports.service.js';
 import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
-import { agentGuide } from './agent-guide.js';
+import { agentGuide, agentGuideReference } from './agent-guide.js';
 import { AGENT_FILTERS, FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type FilterField, type Scope } from './filters.js';
 import {
   agentsNamed,
@@ -487,6 +487,11 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     agentGuide: ((_req, res) => {
       res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
       res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits));
+    }) as RequestHandler,
+
+    agentGuideReference: ((_req, res) => {
+      res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
+      res.type('text/plain; charset=utf-8').send(agentGuideReference(config.baseUrl, config.limits));
     }) as RequestHandler,
   };
 }
