@@ -442,7 +442,7 @@ export interface paths {
         get: operations["automationReport"];
         /**
          * Replace one of the account's reports
-         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.
+         * @description A complete replacement at a known version. The report exactly as read is accepted (server-set fields are ignored; `status` only as read). Identical content is a 200 `unchanged` whatever version was named; otherwise a stale version is a 409 naming the current one, and a change returns the report to PENDING moderation with its screenshots kept. An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). An outcome read back as derived (outcomeDerived true) is derived from capabilityResults: set outcome to null when you change them, so that it is derived again (sent back as read with results that derive another outcome, it is refused).
          */
         put: operations["updateReport"];
         post?: never;
@@ -1513,7 +1513,7 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
-            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again (sent back as read while the new results derive another outcome, it is refused). */
             outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
@@ -1575,7 +1575,7 @@ export interface components {
             privacy: true;
             capabilityResults: components["schemas"]["CapabilityResults"] | null;
             outcome: components["schemas"]["Outcome"] | null;
-            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+            /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again (sent back as read while the new results derive another outcome, it is refused). */
             outcomeDerived: boolean;
             stage: components["schemas"]["Stage"] | null;
             failureReason: components["schemas"]["FailureReason"] | null;
@@ -1695,7 +1695,7 @@ export interface components {
                 privacy: true;
                 capabilityResults: components["schemas"]["CapabilityResults"] | null;
                 outcome: components["schemas"]["Outcome"] | null;
-                /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again. */
+                /** @description true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again (sent back as read while the new results derive another outcome, it is refused). */
                 outcomeDerived: boolean;
                 stage: components["schemas"]["Stage"] | null;
                 failureReason: components["schemas"]["FailureReason"] | null;

@@ -460,7 +460,7 @@ const getMyReport = privateTool({
   title: 'Get one of my reports',
   description:
     'KEY. One of your reports: its fields, status, moderation feedback and updatedAt, the version update_report needs. ' +
-    'outcomeDerived true says outcome was derived: when you change capabilityResults, send outcome as null to derive it again.',
+    'outcomeDerived true says outcome was derived: when you change capabilityResults, send outcome as null to derive it again (sent back as read, it is refused).',
   input: reportId,
   output: Answers.ownReport,
   annotations: READ,

@@ -4,7 +4,7 @@
 // the queue's total and remaining.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTING_CASES } from '../../src/modules/reports/definitions.js';
+import { REPORTING_CASES, frozenOutcomeDetail } from '../../src/modules/reports/definitions.js';
 import { contributionTargets } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
@@ -109,11 +109,14 @@ describe('report cases, the update dry run and honest read-back', () => {
         .set({ ...auth, Accept: 'application/json, text/event-stream' })
         .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'validate_report', arguments: args } });
     const before = await written();
-    const report = { ...asRead, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' } };
+    // The derived BLOCKED sent back as read with results that derive WORKS: the PUT's refusal.
+    const frozen = (await call({ id, version: asRead.updatedAt, report: { ...asRead, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' } } }).expect(200)).body.result;
+    expect(frozen.isError).toBe(true);
+    expect(JSON.parse(frozen.content[0].text)).toMatchObject({ status: 400, errors: [{ pointer: '#/outcome', detail: frozenOutcomeDetail('BLOCKED', 'WORKS') }] });
+    const report = { ...asRead, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' }, outcome: null };
     const ok = (await call({ id, version: asRead.updatedAt, report }).expect(200)).body.result;
     expect(ok.isError).toBeUndefined();
-    // An outcome sent back is kept as given (null derives it again).
-    expect(ok.structuredContent.data).toMatchObject({ valid: true, wouldBe: 'updated', report: { outcome: 'BLOCKED', outcomeDerived: false } });
+    expect(ok.structuredContent.data).toMatchObject({ valid: true, wouldBe: 'updated', report: { outcome: 'WORKS', outcomeDerived: true } });
     const stale = (await call({ id, version: '2026-01-01T00:00:00.000Z', report }).expect(200)).body.result;
     expect(stale.isError).toBe(true);
     expect(JSON.parse(stale.content[0].text)).toMatchObject({ status: 409, type: expect.stringMatching(/stale-version$/) });
@@ -122,16 +125,45 @@ describe('report cases, the update dry run and honest read-back', () => {
     expect(await written()).toEqual(before);
   });
 
-  it('reads a derived outcome back as derived; null derives it again, an outcome sent back is kept as given', async () => {
+  it('reads a derived outcome back as derived; null derives it again, one sent back frozen is refused, and every retry is harmless', async () => {
     const created = await post('/api/v1/reports', { adId: T.merchants[14]!.id, agentId, privacy: true, capabilityResults: { ACCESS: 'WORKS', CART: 'BLOCKED' } }).expect(201);
     const id = created.body.id as string;
     const asRead = await read(id);
     expect(asRead).toMatchObject({ outcome: 'PARTIAL', outcomeDerived: true });
-    // As the update rule says: outcome null with the new task results.
-    await put(id, { ...asRead, capabilityResults: { ACCESS: 'WORKS', CART: 'WORKS' }, outcome: null }, `"${asRead.updatedAt as string}"`).expect(200);
+    const v1 = `"${asRead.updatedAt as string}"`;
+
+    // The trap: PARTIAL sent back as read, with results that now derive WORKS. Refused by the PUT
+    // and its dry run alike, nothing written; a retry is refused the same way.
+    const trap = { ...asRead, capabilityResults: { ACCESS: 'WORKS', CART: 'WORKS' } };
+    const before = await written();
+    const refusal = await put(id, trap, v1).expect(400);
+    expect(refusal.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refusal.body.errors).toEqual([{ pointer: '#/outcome', detail: frozenOutcomeDetail('PARTIAL', 'WORKS') }]);
+    expect(problemOf(await put(id, trap, v1))).toEqual(problemOf(refusal));
+    expect(problemOf(await validateUpdate(id, trap, v1))).toEqual(problemOf(refusal));
+    expect(await written()).toEqual(before);
+    expect(await read(id)).toEqual(asRead);
+
+    // Not the trap: the derived outcome sent back as read with the same results (a no-op), or with
+    // new results that derive the same outcome.
+    await put(id, asRead, v1).expect(200);
+    expect(await written()).toEqual(before);
+    expect((await validateUpdate(id, { ...asRead, capabilityResults: { ACCESS: 'WORKS', CART: 'PARTIAL' } }, v1).expect(200)).body).toMatchObject({ wouldBe: 'updated', report: { outcome: 'PARTIAL' } });
+
+    // As the update rule says: outcome null with the new task results; its retry (after a lost
+    // answer, with the version it first named) is 200 and writes nothing more.
+    const corrected = { ...trap, outcome: null };
+    await put(id, corrected, v1).expect(200);
     const after = await read(id);
     expect(after).toMatchObject({ outcome: 'WORKS', outcomeDerived: true });
-    // An outcome the client chose stays as given.
+    const retried = await put(id, corrected, v1).expect(200);
+    expect(retried.body.updatedAt ?? after.updatedAt).toBe(after.updatedAt);
+    expect(await read(id)).toEqual(after);
+    // The trap's body after the correction: WORKS is now the derived outcome, PARTIAL sent again
+    // is an outcome of the client's own, a change, which needs the current version.
+    await put(id, trap, v1).expect(409);
+
+    // An outcome the client chose stays as given, whatever the results say.
     await put(id, { ...after, outcome: 'PARTIAL', capabilityResults: { ACCESS: 'WORKS', CART: 'PARTIAL' } }, `"${after.updatedAt as string}"`).expect(200);
     const chosen = await read(id);
     expect(chosen).toMatchObject({ outcome: 'PARTIAL', outcomeDerived: false });

@@ -605,7 +605,7 @@ describe('MCP endpoint', () => {
 
     it('update_report: a stale version is a 409 and writes nothing; the current one returns the report to PENDING', async () => {
       const read = (await call(client, 'get_my_report', { id: report.id })).body.data as Record<string, unknown>;
-      const changed = { ...read, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', CART: 'BLOCKED' }, experience: 'Cart button ignored the agent.' };
+      const changed = { ...read, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS', CART: 'BLOCKED' }, experience: 'Cart button ignored the agent.', outcome: null };
 
       // What was read, sent back as is, is a harmless no-op whatever version is named.
       const same = await call(client, 'update_report', { id: report.id, version: '2020-01-01T00:00:00.000Z', report: read });

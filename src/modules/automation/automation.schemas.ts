@@ -75,7 +75,7 @@ export const OwnReport = z
     outcome: Outcome.nullable(),
     outcomeDerived: z
       .boolean()
-      .describe('true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again.'),
+      .describe('true when outcome was derived from capabilityResults (left out of the body); when you change capabilityResults, send outcome as null to have it derived again (sent back as read while the new results derive another outcome, it is refused).'),
     stage: Stage.nullable(),
     failureReason: FailureReason.nullable(),
     humanIntervention: z.boolean().nullable(),

@@ -28,6 +28,18 @@ export function deriveOutcome(results: Partial<Record<TaskKey, OutcomeKey>>): Ou
   return outcomes.values().next().value ?? null;
 }
 
+/**
+ * The outcome trap: a body that sends back, as read, an outcome that was derived
+ * (outcomeDerived true) while its new task results derive another one. Returns that other
+ * outcome, or null when the body is no such case (an outcome given before, a new one, null, or
+ * task results that derive the same).
+ */
+export function frozenOutcome(stored: ReportContent, sent: ReportContent): OutcomeKey | null {
+  if (stored.outcomeSupplied || !sent.outcomeSupplied || sent.outcome !== stored.outcome) return null;
+  const derived = deriveOutcome(sent.capabilityResults);
+  return derived !== null && derived !== sent.outcome ? derived : null;
+}
+
 export function contentOf(body: ReportSubmission): ReportContent {
   // Tasks in the spec's order, attempted ones only.
   const capabilityResults: Partial<Record<TaskKey, OutcomeKey>> = {};

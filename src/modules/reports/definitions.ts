@@ -170,11 +170,15 @@ export const REPORTING_RULES = {
   update:
     'An update describes your latest test of the merchant only: replace the results with what that run found, and mention an earlier run in ' +
     'experience when it tells readers something (a CAPTCHA seen on an earlier run the same day but not on this one). ' +
-    'An outcome read back as derived (outcomeDerived true) is kept as given when it is sent back: set outcome to null when you change capabilityResults, so that it is derived again.',
+    'An outcome read back as derived (outcomeDerived true) is derived from capabilityResults: set outcome to null when you change them, so that it is derived again (sent back as read with results that derive another outcome, it is refused).',
   trial:
     'To try the API without a real test, use the dry run (validate): never submit an invented or simulated test, ' +
     'since privacy: true declares an actual, authorised one.',
 } as const;
+
+/** The refusal of an update that sends back a derived outcome its new task results no longer give. */
+export const frozenOutcomeDetail = (sent: string, derived: string) =>
+  `${sent} was derived from the earlier capabilityResults (outcomeDerived true); these derive ${derived}. Send outcome as null to have it derived again.`;
 
 /** One case real runs hit, settled by a rule, with the report it gives. */
 export interface ReportingCase {

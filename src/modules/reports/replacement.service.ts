@@ -10,7 +10,8 @@ import { invalidField, invalidInput, notFound, Refusal, type LimitUsage } from '
 import { UUID_PATTERN } from '../../text.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
 import type { Quota } from '../limits/quota.js';
-import { contentOf, sameContent } from './content.js';
+import { contentOf, frozenOutcome, sameContent } from './content.js';
+import { frozenOutcomeDetail } from './definitions.js';
 import type { ReportSubmission } from './submission.schema.js';
 import { checkTargets, isFutureTestDate, readingNotes, type Submitter, type ValidationResult } from './submissions.service.js';
 import { reportAddressHash } from './address-hash.js';
@@ -71,7 +72,7 @@ export interface ReplacementInput {
 /**
  * Every check a replacement makes before it writes, in order, reading only: the report is the
  * submitter's, the precondition is well formed, the merchant and agent are the same, a status
- * only as read, the date, then identical content (a no-op whatever the version) or the version
+ * only as read, the date, a derived outcome not sent back frozen, then identical content (a no-op whatever the version) or the version
  * and the targets. A key reaches only its own agent's reports; a person signed in reaches every
  * report of the account.
  */
@@ -94,6 +95,12 @@ async function checkReplacement(prisma: PrismaClient, submitter: Submitter, inpu
   }
   if (isFutureTestDate(input.body.testedAt, input.now)) throw invalidField('testedAt', 'must not be in the future');
   const content = contentOf(input.body);
+  // The outcome trap (issue 35): a derived outcome sent back as read with task results that derive
+  // another is refused, not kept as given nor derived again. The body is refused whole, so a
+  // retry is refused the same way, and the corrected body (outcome null), once written, is
+  // identical content on its retry: 200 unchanged either way.
+  const derived = frozenOutcome(existing.content, content);
+  if (derived) throw invalidField('outcome', frozenOutcomeDetail(content.outcome, derived));
   // Identical content writes nothing, whatever version was named: a retry is harmless.
   const unchanged = sameContent(existing.content, content) && !input.evidence?.changed;
   if (!unchanged) {

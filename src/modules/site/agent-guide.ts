@@ -767,8 +767,9 @@ PUT ${e.update.url}
   428  if-match-required: the If-Match header is missing (or empty). Add it.
   400  validation-failed with errors [{ parameter: "If-Match" }]: the header is malformed.
   404  No such report of yours for this agent.
-  outcome: a read shows outcomeDerived true when the outcome was derived. An outcome sent back
-  is kept as given: send it as null with changed capabilityResults to have it derived again.
+  outcome: a read shows outcomeDerived true when the outcome was derived. Send it as null with
+  changed capabilityResults to have it derived again; sent back as read while the new results
+  derive another outcome, it is refused (400, errors [{ pointer: "#/outcome" }]), nothing written.
 POST ${api}/automation/reports/{id}/validate
   The PUT's dry run: the same body and If-Match, the same checks and problems (400, 404, 409,
   428), nothing written, no agent-submissions used. 200: { valid: true, wouldBe: "updated" or
