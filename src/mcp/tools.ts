@@ -443,8 +443,8 @@ const listMyReports = privateTool({
   name: 'list_my_reports',
   title: 'List my reports',
   description:
-    "KEY. This account's reports for the key's agent, newest first, pending and rejected ones with the moderators' feedback, each as " +
-    'get_my_report gives it. Pass nextCursor as after; merchant (an id) narrows to one merchant.',
+    "KEY. Your reports for the key's agent, newest first, each as get_my_report gives it (rejected ones with the moderators' feedback). " +
+    'Pass nextCursor as after; merchant (an id) narrows to one merchant.',
   input: ownReportsQuery,
   output: Answers.ownReportList,
   annotations: READ,
@@ -459,8 +459,8 @@ const getMyReport = privateTool({
   name: 'get_my_report',
   title: 'Get one of my reports',
   description:
-    'KEY. One of your reports: its fields, status, moderation feedback and updatedAt, the version update_report needs. ' +
-    'outcomeDerived true says outcome was derived: when you change capabilityResults, send outcome as null to derive it again (sent back as read, it is refused).',
+    'KEY. One of your reports: fields, status, moderation feedback and updatedAt (the version update_report needs). ' +
+    'outcomeDerived true: outcome was derived; when you change capabilityResults, send outcome null to derive it again (sent back as read, it is refused).',
   input: reportId,
   output: Answers.ownReport,
   annotations: READ,
