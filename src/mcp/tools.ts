@@ -536,6 +536,7 @@ const updateReport: Tool = {
         ifMatch: named,
         body,
         now: services.clock.now(),
+        address: caller.address,
       });
       if (usage) caller.onUsage(usage);
       return { data: result, ...notice(services) };

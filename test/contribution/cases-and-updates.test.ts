@@ -66,7 +66,7 @@ describe('report cases, the update dry run and honest read-back', () => {
     }
   });
 
-  it('takes testedAt as the date where the test ran: a day past the UTC date is accepted, two are not', async () => {
+  it('takes testedAt as the date on the person\'s calendar: a day past the UTC date is accepted, two are not', async () => {
     const body = { adId: T.merchants[10]!.id, agentId, privacy: true, capabilityResults: { ACCESS: 'WORKS' } };
     await post('/api/v1/reports/validate', { ...body, testedAt: '2026-11-24' }).expect(200);
     const late = await post('/api/v1/reports/validate', { ...body, testedAt: '2026-11-25' }).expect(400);

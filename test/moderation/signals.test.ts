@@ -1,11 +1,13 @@
 // Signals for moderators against gaming (issue 37): one test per signal, read as the queue and
 // the report page read them (signalsOf), plus the queue's signal filter and sorts.
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raised } from '../../src/modules/moderation/signals.js';
 import { clearOldAddressHashes, signalsOf } from '../../src/modules/moderation/signals.repository.js';
 import { queuePage } from '../../src/modules/moderation/queue.repository.js';
 import { reportAddressHash } from '../../src/modules/reports/address-hash.js';
 import { aMerchant, anAccount, anAgent, aReport } from '../factories/index.js';
+import { accountWithKey } from '../setup/actors.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -147,5 +149,35 @@ describe('moderators\' signals', () => {
     const bySignals = await queuePage(prisma(), { ...base, sort: 'signals' });
     const counts = bySignals.rows.map((r) => raised(bySignals.signals.get(r.id)!).length);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  });
+
+  it('stores the address hash with a report sent by key, and again with its changed replacement over HTTP and MCP', async () => {
+    const { auth } = await accountWithKey(t, 'signals-key@example.org', agent.id);
+    const merchant = await shop();
+    await prisma().merchant.update({ where: { id: merchant.id }, data: { approvedCanonical: true } });
+    const created = await request(t.app).post('/api/v1/reports').set(auth).send({ adId: merchant.id, agentId: agent.id, privacy: true, capabilityResults: { ACCESS: 'WORKS' } }).expect(201);
+    const id = created.body.id as string;
+    const hashOf = async () => (await t.db.pool.query<{ address_hash: string | null }>('SELECT address_hash FROM reports WHERE id = $1', [id])).rows[0]!.address_hash;
+    const submitted = await hashOf();
+    expect(submitted).toMatch(/^[0-9a-f]{32}$/);
+    const read = async () => (await request(t.app).get(`/api/v1/automation/reports/${id}`).set(auth).expect(200)).body as Record<string, unknown>;
+
+    // A changed replacement records where it came from (the same client here: the same hash).
+    await t.db.pool.query('UPDATE reports SET address_hash = NULL WHERE id = $1', [id]);
+    const first = await read();
+    await request(t.app).put(`/api/v1/automation/reports/${id}`).set(auth).set('If-Match', `"${first.updatedAt as string}"`)
+      .send({ ...first, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'WORKS' }, outcome: null }).expect(200);
+    expect(await hashOf()).toBe(submitted);
+
+    await t.db.pool.query('UPDATE reports SET address_hash = NULL WHERE id = $1', [id]);
+    t.clock.advance(1000);
+    const second = await read();
+    const { methodology: _m, disclaimer: _d, ...report } = second;
+    const answer = await request(t.app).post('/mcp').set({ ...auth, Accept: 'application/json, text/event-stream' }).send({
+      jsonrpc: '2.0', id: 1, method: 'tools/call',
+      params: { name: 'update_report', arguments: { id, version: second.updatedAt, report: { ...report, capabilityResults: { ACCESS: 'WORKS', SEARCH: 'PARTIAL' }, outcome: null } } },
+    }).expect(200);
+    expect(answer.body.result.isError, JSON.stringify(answer.body.result)).toBeFalsy();
+    expect(await hashOf()).toBe(submitted);
   });
 });

@@ -31,7 +31,10 @@ function filesUnder(dir: string): string[] {
   }
   return names.flatMap((name) => {
     const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [full];
+    // A file deleted between the listing and its stat is gone: the state being waited for.
+    const stat = statSync(full, { throwIfNoEntry: false });
+    if (!stat) return [];
+    return stat.isDirectory() ? filesUnder(full) : [full];
   });
 }
 

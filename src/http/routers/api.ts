@@ -79,6 +79,7 @@ export function apiRouter(deps: ApiDeps): Router {
         clock: deps.clock,
         privateGate,
         agentQuota: deps.quotas.agent,
+        addressSecret: deps.cursorSecret,
         queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
         reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
       }),

@@ -76,6 +76,7 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
       ifMatch: req.get('if-match'),
       body: res.locals.body as ReportReplacement,
       now: deps.clock.now(),
+      address: req.ip,
     });
     if (usage) appendRateLimitHeaders(res, usage);
     res.set('ETag', versionTag(result.updatedAt)).json({ ...result, ...notice(deps) });

@@ -119,6 +119,7 @@ export function mcpRouter(deps: McpDeps): Router {
       prisma,
       baseUrl,
       agentQuota: deps.quotas.agent,
+      addressSecret: deps.cursorSecret,
       queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
       reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
     },

@@ -26,6 +26,8 @@ export interface AutomationDeps extends Links {
   queueCursors: CursorCodec;
   reportCursors: CursorCodec;
   agentQuota: Quota;
+  /** Keys the hash of the submitter's address stored with a replaced report (reports/address-hash.ts). */
+  addressSecret?: string;
 }
 
 export interface KeyScope {
@@ -158,7 +160,7 @@ export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: s
 
 /** PUT /automation/reports/:id: a complete replacement, only at the named version (the rules: reports/replacement.service.ts). */
 /** What PUT (and its dry run) hands the replacement service: If-Match read as a version condition. */
-function replacementOf(scope: KeyScope, input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date }) {
+function replacementOf(scope: KeyScope, input: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date; address?: string }) {
   const ifMatch = parseIfMatch(input.ifMatch);
   if (ifMatch === undefined) {
     throw new Refusal({
@@ -168,7 +170,7 @@ function replacementOf(scope: KeyScope, input: { id: string; ifMatch: string | u
       detail: 'Send If-Match with the report\'s updatedAt from your latest read (GET /api/v1/automation/reports).',
     });
   }
-  const submitter = { channel: 'AGENT_KEY' as const, accountId: scope.accountId, agentId: scope.agentId };
+  const submitter = { channel: 'AGENT_KEY' as const, accountId: scope.accountId, agentId: scope.agentId, address: input.address };
   return {
     submitter,
     input: {
@@ -199,10 +201,10 @@ export async function validateUpdate(
 export async function replaceReport(
   deps: AutomationDeps,
   scope: KeyScope,
-  update: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date },
+  update: { id: string; ifMatch: string | undefined; body: ReportReplacement; now: Date; address?: string },
 ): Promise<{ id: string; status: string; updatedAt: string; unchanged: boolean; url: string; usage?: LimitUsage }> {
   const { submitter, input } = replacementOf(scope, update);
-  const result = await replaceOwnReport({ prisma: deps.prisma, quota: deps.agentQuota }, submitter, input);
+  const result = await replaceOwnReport({ prisma: deps.prisma, quota: deps.agentQuota, addressSecret: deps.addressSecret }, submitter, input);
   return {
     id: result.previous.id,
     status: result.status,

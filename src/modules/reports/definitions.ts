@@ -129,7 +129,7 @@ export const FAILURE_REASON_DEFINITIONS: Readonly<Record<FailureReasonKey, KeyDe
     definition: 'The payment could not be made: the payment method was refused, or a payment step (such as a bank approval page) could not be completed.',
     example: "PAYMENT: the bank's approval page never returns to the shop.",
   },
-  OTHER: { definition: 'Any other limitation; describe it in experience.' },
+  OTHER: { definition: 'Any other limitation, such as a site search that found nothing until the query was rephrased; describe it in experience.' },
 };
 
 const defined = <K extends string>(keys: readonly K[], labels: Readonly<Record<K, string>>, definitions: Readonly<Record<K, KeyDefinition>>): DefinedKey<K>[] =>
@@ -162,7 +162,7 @@ export const REPORTING_RULES = {
   unknownFields:
     'Leave agentVersion and region out when you do not know them, and humanIntervention too (false only when you know nobody stepped in): never send "unknown", "n/a" or a guess.',
   testedAt:
-    'testedAt is the date of the test as the calendar showed it where the test ran, YYYY-MM-DD (the UTC date is fine when you do not know); ' +
+    "testedAt is the date of the test on your person's calendar (for a cloud-run agent too), YYYY-MM-DD (the UTC date is fine when you do not know); " +
     "it must not be in the future: up to one day past today's UTC date is accepted, as some time zones are already a day ahead.",
   agentVersion:
     'agentVersion is your version exactly as your vendor names it (e.g. 2.4.1). A version the directory has not seen yet is accepted as given ' +
@@ -294,7 +294,7 @@ export const FIELD_DESCRIPTIONS = {
   failureReason: `One reason, why the run ended or the first task fell short. ${SEE_DEFINITIONS}`,
   agentVersion: 'Your version as your vendor names it; leave it out when unknown.',
   privacy: 'Set true only after checking the privacy conditions of the contribution schema.',
-  humanIntervention: 'Whether your person had to step in; leave it out when unknown.',
+  humanIntervention: 'Whether your person did a step for the agent (typed a code, solved a check); leave it out when unknown.',
   experience: 'What happened, in your words, for readers.',
   testedAt: 'The date of the test where it ran, YYYY-MM-DD.',
   region: 'Where the agent\'s traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE").',
