@@ -68,7 +68,7 @@ import { summaryDocument } from '../src/modules/aggregation/summaries.service.js
 import { issueKey } from '../src/modules/keys/keys.service.js';
 import { contentOf, deriveOutcome, sameContent, type ReportContent } from '../src/modules/reports/content.js';
 import type { ReportSubmission } from '../src/modules/reports/submission.schema.js';
-import { STALE_LISTS_MS } from '../src/http/middleware/response-cache.js';
+import { STALE_LISTS_MS } from '../src/web/middleware/response-cache.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE = 'usage: node --import tsx bench/soak.ts [--seconds N] [--data-dir DIR] [--keep]';

@@ -7,30 +7,32 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
-import { requestLog } from './http/middleware/request-log.js';
-import { acceptAbsoluteForm } from './http/middleware/request-target.js';
-import { apiSecurityHeaders, pageSecurityHeaders } from './http/middleware/security-headers.js';
+import { requestLog } from './web/middleware/request-log.js';
+import { acceptAbsoluteForm } from './web/middleware/request-target.js';
+import { apiSecurityHeaders, pageSecurityHeaders } from './web/middleware/security-headers.js';
 import type { PrismaClient } from './db/client.js';
 import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
 import { apiRouter } from './http/routers/api.js';
-import { htmlErrorHandler, htmlNotFound } from './http/middleware/html-errors.js';
-import { apiGuards } from './http/middleware/guards.js';
-import { mcpRouter } from './http/routers/mcp.js';
+import { htmlErrorHandler, htmlNotFound } from './web/middleware/html-errors.js';
+import { apiGuards } from './web/middleware/guards.js';
+import { mcpRouter } from './mcp/router.js';
+import { MCP_MAX_BODY_BYTES } from './mcp/server.js';
+import { TOOLS } from './mcp/tools.js';
 import { openDataRouter } from './http/routers/open-data.js';
 import { pagesRouter } from './http/routers/pages.js';
-import { sessionMiddleware } from './http/middleware/session.js';
+import { sessionMiddleware } from './web/middleware/session.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerDecisionNotices } from './modules/moderation/decision-notices.js';
 import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
-import { ResponseCache, settleWrites } from './http/middleware/response-cache.js';
-import { parseQuery, refuseLongQuery } from './http/middleware/validate.js';
-import { problemErrorHandler } from './http/middleware/errors.js';
-import { layoutLocals } from './http/middleware/layout.js';
-import { requestDeadline } from './http/middleware/deadline.js';
-import { createAppMetrics } from './http/middleware/metrics.js';
+import { ResponseCache, settleWrites } from './web/middleware/response-cache.js';
+import { parseQuery, refuseLongQuery } from './web/middleware/validate.js';
+import { problemErrorHandler } from './web/middleware/errors.js';
+import { layoutLocals } from './web/middleware/layout.js';
+import { requestDeadline } from './web/middleware/deadline.js';
+import { createAppMetrics } from './web/middleware/metrics.js';
 import { metricsRouter } from './http/routers/metrics.js';
 import { fetcherFromConfig, type Fetcher } from './outbound/fetcher.js';
 
@@ -108,7 +110,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
-  // Problem types are absolute addresses under it (http/problem.ts).
+  // Problem types are absolute addresses under it (web/problem.ts).
   app.locals.baseUrl = config.baseUrl;
 
   const session = sessionMiddleware(deps.pool, config);
@@ -174,6 +176,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     pagesRouter({
       config,
+      mcp: { tools: TOOLS, maxBodyBytes: MCP_MAX_BODY_BYTES },
       prisma: deps.prisma,
       pool: deps.pool,
       clock: deps.clock,

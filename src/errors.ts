@@ -1,7 +1,7 @@
 // What a service refuses, and why, in the feature's own words: a Refusal names its kind (not
 // found, invalid, conflict …), a stable code and the message a client reads. Services throw
 // these and never speak HTTP; the HTTP layer maps each kind to its status and writes the
-// problem+json body (http/problem.ts) or the error page.
+// problem+json body (web/problem.ts) or the error page.
 import type { z } from 'zod';
 import type { ProblemCode } from './problem-types.js';
 

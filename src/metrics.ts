@@ -1,7 +1,7 @@
 // Metrics that belong to the process rather than to one app: Node's own (CPU, memory, event
 // loop, GC), the upkeep passes and the rate limiters' syncs. They live in one registry of their
 // own, made once per process; each app's /metrics appends it to the app's registry (HTTP,
-// response cache, pool, dump age; http/middleware/metrics.ts). Never prom-client's global
+// response cache, pool, dump age; web/middleware/metrics.ts). Never prom-client's global
 // registry: tests build many apps in one process, and a metric registered twice throws.
 //
 // With WEB_CONCURRENCY > 1 every worker keeps its own counts and the primary runs the upkeep, so

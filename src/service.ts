@@ -12,7 +12,7 @@ import { systemClock } from './clock.js';
 import { runUpkeep } from './upkeep.js';
 import { fetcherFromConfig } from './outbound/fetcher.js';
 import { loadDemoIfEmpty } from './demo/demo.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { answerClientErrors } from './web/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
 import { serveClusterMetrics } from './metrics.js';
 import { startDecisionNoticeRetries } from './modules/moderation/decision-notices.js';

@@ -5,7 +5,7 @@
 import { FUNNEL_TASKS } from '../modules/aggregation/constants.js';
 import { FILTER_RULES } from '../modules/merchants/merchants.schemas.js';
 import type { FieldError } from '../errors.js';
-import type { ProblemInit } from '../http/problem.js';
+import type { ProblemInit } from '../web/problem.js';
 
 const LADDER = FUNNEL_TASKS.join(', ');
 const OR_AGENT_TOOL = 'pass agent (a slug from list_agents), or use list_agent_merchants';

@@ -1,5 +1,5 @@
 // The directory's MCP server: the tools of tools.ts on an McpServer of the official SDK, made
-// for each request (stateless Streamable HTTP; the route and its guards: http/routers/mcp.ts).
+// for each request (stateless Streamable HTTP; the route and its guards: mcp/router.ts).
 // A tool that succeeds answers structuredContent in the shape its outputSchema declares (the
 // envelope of schemas.ts), and as text a summary that points to it, for clients that read only
 // text (answerSummary).
@@ -13,8 +13,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
-import { classifyError } from '../http/middleware/errors.js';
-import { appendRateLimitHeaders, problemBody } from '../http/problem.js';
+import { classifyError } from '../web/middleware/errors.js';
+import { appendRateLimitHeaders, problemBody } from '../web/problem.js';
 import type { Logger } from '../logger.js';
 import { mcpProblem } from './errors.js';
 import { PROMPTS, promptResult } from './prompts.js';

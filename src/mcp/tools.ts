@@ -9,9 +9,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/env.js';
 import type { PrismaClient } from '../db/client.js';
 import { validationRefusal, type LimitUsage } from '../errors.js';
-import type { AgentKeyContext } from '../http/middleware/bearer.js';
-import { MAX_JSON_BODY_BYTES } from '../http/middleware/body.js';
-import { HttpProblem } from '../http/problem.js';
+import type { AgentKeyContext } from '../web/middleware/bearer.js';
+import { MAX_JSON_BODY_BYTES } from '../web/middleware/body.js';
+import { HttpProblem } from '../web/problem.js';
 import { OwnReportDetail, ownReportsQuery, queueQuery } from '../modules/automation/automation.schemas.js';
 import {
   ownReportById,
@@ -48,7 +48,7 @@ export interface ToolServices {
   clock: Clock;
   /**
    * The configured limits, which the contribution schema states. Until the router passes them
-   * (http/routers/mcp.ts), the contribution schema is not offered.
+   * (mcp/router.ts), the contribution schema is not offered.
    */
   limits?: Config['limits'];
   submissions: SubmissionDeps;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerClientErrors } from '../../src/http/client-errors.js';
+import { answerClientErrors } from '../../src/web/client-errors.js';
 import { createDemoApp } from '../setup/demo.js';
 import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { accountWithKey } from '../setup/actors.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUERY_PAIRS } from '../../src/http/middleware/validate.js';
+import { MAX_QUERY_PAIRS } from '../../src/web/middleware/validate.js';
 import { OUTCOMES, STAGES, TASKS } from '../../src/modules/aggregation/constants.js';
 import { PROBLEM_TYPES } from '../../src/problem-types.js';
 import { createDemoApp } from '../setup/demo.js';

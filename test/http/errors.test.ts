@@ -2,7 +2,7 @@ import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { problemErrorHandler } from '../../src/http/middleware/errors.js';
+import { problemErrorHandler } from '../../src/web/middleware/errors.js';
 import { validationRefusal } from '../../src/errors.js';
 import { PROBLEM_TYPES, problemTypeUrl, type ProblemCode } from '../../src/problem-types.js';
 import { createTestApp, type TestApp, TEST_BASE_URL } from '../setup/app.js';

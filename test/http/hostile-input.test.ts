@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerClientErrors } from '../../src/http/client-errors.js';
+import { answerClientErrors } from '../../src/web/client-errors.js';
 import { TEST_BASE_URL, type TestApp, createTestApp } from '../setup/app.js';
 import { contributionTargets } from '../factories/index.js';
 import { accountWithKey } from '../setup/actors.js';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { requestLog } from '../../src/http/middleware/request-log.js';
+import { requestLog } from '../../src/web/middleware/request-log.js';
 
 type Line = { level: number; msg: string; res: { statusCode: number } };
 

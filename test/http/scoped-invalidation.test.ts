@@ -1,11 +1,11 @@
 // Reads that stay cached while the directory changes: a change of some merchants drops the
 // answers built from those merchants alone, keeps every other merchant's, and leaves lists
-// stale for a stated bound while one request rebuilds them (http/middleware/response-cache.ts).
+// stale for a stated bound while one request rebuilds them (web/middleware/response-cache.ts).
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
-import { REBUILD_LISTS_EVERY_MS, ResponseCache, STALE_LISTS_MS, cacheScope } from '../../src/http/middleware/response-cache.js';
+import { REBUILD_LISTS_EVERY_MS, ResponseCache, STALE_LISTS_MS, cacheScope } from '../../src/web/middleware/response-cache.js';
 import type { DirectoryChange, DirectoryVersions } from '../../src/modules/directory/version.js';
 import { createDemoApp } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';

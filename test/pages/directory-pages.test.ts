@@ -6,7 +6,7 @@ import { CAPABILITY_STATUS_LABELS, TASKS } from '../../src/modules/aggregation/c
 import { methodology } from '../../src/modules/aggregation/methodology.js';
 import { TASK_RESULT_WORDS } from '../../src/modules/aggregation/verdict.js';
 import { recomputeSummaries } from '../../src/modules/aggregation/summaries.service.js';
-import { STALE_LISTS_MS } from '../../src/http/middleware/response-cache.js';
+import { STALE_LISTS_MS } from '../../src/web/middleware/response-cache.js';
 import { DISCLAIMER } from '../../src/modules/directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION } from '../../src/modules/merchants/merchants.service.js';
 import { confidenceInWords } from '../../src/modules/site/present.js';

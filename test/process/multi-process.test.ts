@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { DEMO_NOW } from '../setup/demo.js';
 import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess } from '../setup/server-process.js';
 import { csrfTokenOf } from '../setup/session.js';
-import { STALE_LISTS_MS } from '../../src/http/middleware/response-cache.js';
+import { STALE_LISTS_MS } from '../../src/web/middleware/response-cache.js';
 
 const BASE_URL = 'http://directory.test';
 const MODERATOR = 'mod@example.org';

@@ -3,7 +3,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directoryVersion } from '../../src/modules/directory/counts.js';
-import { STALE_LISTS_MS } from '../../src/http/middleware/response-cache.js';
+import { STALE_LISTS_MS } from '../../src/web/middleware/response-cache.js';
 import { approveReport } from '../../src/modules/moderation/moderation.service.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';

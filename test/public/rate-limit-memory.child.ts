@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { fixedClock } from '../../src/clock.js';
 import type { Config } from '../../src/config/env.js';
 import { createPool, createPrismaClient } from '../../src/db/client.js';
-import { apiGuards } from '../../src/http/middleware/guards.js';
+import { apiGuards } from '../../src/web/middleware/guards.js';
 import { createLogger } from '../../src/logger.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

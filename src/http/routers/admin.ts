@@ -11,7 +11,7 @@ import { claimRevoke, claimShow, claimsList, correctionDecision, ownersQueue, re
 import { catalogAdminHandlers } from '../../modules/catalog/catalog-admin.pages.js';
 import { merchantAdminHandlers } from '../../modules/merchants/merchant-admin.pages.js';
 import { moderationHandlers } from '../../modules/moderation/moderation.pages.js';
-import { requireModerator } from '../admin-pages.js';
+import { requireModerator } from '../../web/admin-pages.js';
 
 export interface AdminDeps {
   prisma: PrismaClient;

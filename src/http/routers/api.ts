@@ -5,7 +5,7 @@ import cors from 'cors';
 import { Router, type RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
-import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
+import { apiNotFound, problemErrorHandler } from '../../web/middleware/errors.js';
 import type { Config } from '../../config/env.js';
 import { publicRouter } from './public.js';
 import { contributionRouter } from './contribution.js';
@@ -15,9 +15,9 @@ import type { Fetcher } from '../../outbound/fetcher.js';
 import { cursorCodec } from '../../modules/automation/cursor.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
-import { methodTable, type Mounts } from '../middleware/methods.js';
-import type { ApiGuards } from '../middleware/guards.js';
-import type { ResponseCache } from '../middleware/response-cache.js';
+import { methodTable, type Mounts } from '../../web/middleware/methods.js';
+import type { ApiGuards } from '../../web/middleware/guards.js';
+import type { ResponseCache } from '../../web/middleware/response-cache.js';
 
 export interface ApiDeps {
   baseUrl: string;

@@ -16,15 +16,15 @@ import {
 import { notice } from '../../modules/directory/notice.js';
 import { reportReplacement, type ReportReplacement } from '../../modules/reports/submission.schema.js';
 import { validationView } from '../../modules/reports/submissions.service.js';
-import { parseJson, requireJson, validateBody } from '../middleware/body.js';
-import { refuseKeyInQuery } from '../middleware/key-in-query.js';
-import { validateQuery } from '../middleware/validate.js';
-import { appendRateLimitHeaders } from '../problem.js';
-import { cursorLink } from '../links.js';
+import { parseJson, requireJson, validateBody } from '../../web/middleware/body.js';
+import { refuseKeyInQuery } from '../../web/middleware/key-in-query.js';
+import { validateQuery } from '../../web/middleware/validate.js';
+import { appendRateLimitHeaders } from '../../web/problem.js';
+import { cursorLink } from '../../web/links.js';
 
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
-  /** The address's budget, the key, the account's budget (http/middleware/guards.ts). */
+  /** The address's budget, the key, the account's budget (web/middleware/guards.ts). */
   privateGate: RequestHandler[];
 }
 

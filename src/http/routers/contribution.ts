@@ -14,20 +14,20 @@ import {
 } from '../../modules/reports/submissions.service.js';
 import { notice, ownReportApiUrl } from '../../modules/directory/notice.js';
 import { versionTag } from './automation.js';
-import { loadSessionAccount } from '../middleware/auth.js';
-import { hasBearer } from '../middleware/bearer.js';
-import { parseJson, requireJson, validateBody } from '../middleware/body.js';
-import { refuseKeyInQuery } from '../middleware/key-in-query.js';
-import { requireSameOrigin } from '../middleware/origin.js';
-import { hasSessionCookie } from '../middleware/session.js';
-import { appendRateLimitHeaders, HttpProblem } from '../problem.js';
+import { loadSessionAccount } from '../../web/middleware/auth.js';
+import { hasBearer } from '../../web/middleware/bearer.js';
+import { parseJson, requireJson, validateBody } from '../../web/middleware/body.js';
+import { refuseKeyInQuery } from '../../web/middleware/key-in-query.js';
+import { requireSameOrigin } from '../../web/middleware/origin.js';
+import { hasSessionCookie } from '../../web/middleware/session.js';
+import { appendRateLimitHeaders, HttpProblem } from '../../web/problem.js';
 
 export interface ContributionDeps extends SubmissionDeps {
   prisma: PrismaClient;
   clock: Clock;
   origin: string;
   session: RequestHandler;
-  /** The address's budget, the key, the account's budget (http/middleware/guards.ts). */
+  /** The address's budget, the key, the account's budget (web/middleware/guards.ts). */
   privateGate: RequestHandler[];
   /** The address's private budget alone, for requests that bring no credentials. */
   privateAddressLimiter: RequestHandler;

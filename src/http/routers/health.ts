@@ -1,7 +1,7 @@
 // Liveness and readiness for operators and orchestrators.
 import { Router } from 'express';
 import type pg from 'pg';
-import { sendProblem } from '../problem.js';
+import { sendProblem } from '../../web/problem.js';
 
 const READINESS_TIMEOUT_MS = 2_000;
 

@@ -2,8 +2,8 @@
 // nobody may read them (404, as if there were nothing), with it only a request bearing it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
-import { sendProblem } from '../problem.js';
-import type { AppMetrics } from '../middleware/metrics.js';
+import { sendProblem } from '../../web/problem.js';
+import type { AppMetrics } from '../../web/middleware/metrics.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

@@ -13,9 +13,9 @@ import { DATA_LICENCE } from '../../modules/open-data/licence.js';
 import { sitemap, sitemapPage } from '../../modules/open-data/sitemap.js';
 import { DISCLAIMER } from '../../modules/directory/notice.js';
 import { notFound } from '../../errors.js';
-import { layoutLocals } from '../middleware/layout.js';
-import type { SyncedLimiter } from '../middleware/rate-limit.js';
-import { cacheScope, STALE_IF_ERROR_SECONDS, type ResponseCache } from '../middleware/response-cache.js';
+import { layoutLocals } from '../../web/middleware/layout.js';
+import type { SyncedLimiter } from '../../web/middleware/rate-limit.js';
+import { cacheScope, STALE_IF_ERROR_SECONDS, type ResponseCache } from '../../web/middleware/response-cache.js';
 
 export interface OpenDataDeps {
   baseUrl: string;

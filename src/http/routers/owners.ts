@@ -17,11 +17,11 @@ import { checkClaim, claimView, ownClaim, ownClaims, startClaim } from '../../mo
 import { replyToReport, requestCorrection, writeOwnerStatement, writeVendorStatement } from '../../modules/claims/owners.service.js';
 import { notice } from '../../modules/directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION } from '../../modules/merchants/merchants.service.js';
-import { loadSessionAccount } from '../middleware/auth.js';
-import { hasBearer } from '../middleware/bearer.js';
-import { parseJson, requireJson, validateBody } from '../middleware/body.js';
-import { requireSameOrigin } from '../middleware/origin.js';
-import { HttpProblem } from '../problem.js';
+import { loadSessionAccount } from '../../web/middleware/auth.js';
+import { hasBearer } from '../../web/middleware/bearer.js';
+import { parseJson, requireJson, validateBody } from '../../web/middleware/body.js';
+import { requireSameOrigin } from '../../web/middleware/origin.js';
+import { HttpProblem } from '../../web/problem.js';
 
 export interface OwnersDeps {
   prisma: PrismaClient;

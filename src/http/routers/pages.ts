@@ -13,6 +13,7 @@ import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
 import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
+import type { McpFacts } from '../../modules/site/agent-guide.js';
 import {
   claimCheckPost,
   claimPage,
@@ -27,18 +28,20 @@ import {
   statementPost,
 } from '../../modules/claims/claims.pages.js';
 import type { Fetcher } from '../../outbound/fetcher.js';
-import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../middleware/auth.js';
-import { provideCsrfToken, verifyCsrfToken } from '../middleware/csrf.js';
-import { guardFormPosts } from '../middleware/form-posts.js';
-import { layoutLocals } from '../middleware/layout.js';
-import { moderationLink } from '../middleware/moderation-link.js';
-import { clientAddress, createLimiter } from '../middleware/rate-limit.js';
-import type { ResponseCache } from '../middleware/response-cache.js';
-import { screenshotUploads } from '../middleware/uploads.js';
+import { loadSessionAccount, requireSignedInForm, requireSignedInPage } from '../../web/middleware/auth.js';
+import { provideCsrfToken, verifyCsrfToken } from '../../web/middleware/csrf.js';
+import { guardFormPosts } from '../../web/middleware/form-posts.js';
+import { layoutLocals } from '../../web/middleware/layout.js';
+import { moderationLink } from '../../web/middleware/moderation-link.js';
+import { clientAddress, createLimiter } from '../../web/middleware/rate-limit.js';
+import type { ResponseCache } from '../../web/middleware/response-cache.js';
+import { screenshotUploads } from '../../web/middleware/uploads.js';
 import { adminRouter } from './admin.js';
 
 export interface PagesDeps {
   config: Config;
+  /** What the agent guide prints about the MCP server. */
+  mcp: McpFacts;
   prisma: PrismaClient;
   pool: pg.Pool;
   clock: Clock;
@@ -57,7 +60,7 @@ const UPLOAD_PATHS = { has: (path: string) => path === '/reports/new' || /^\/rep
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
   const router = Router();
-  const site = sitePageHandlers({ config, prisma, clock });
+  const site = sitePageHandlers({ config, prisma, clock, mcp: deps.mcp });
   const signIn = signInHandlers({
     prisma,
     pool: deps.pool,

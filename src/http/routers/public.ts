@@ -11,13 +11,13 @@ import { agentMerchantQuery, merchantDetailQuery, merchantQuery, type MerchantDe
 import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
-import { validateQuery } from '../middleware/validate.js';
-import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../middleware/response-cache.js';
-import { pageLinks } from '../links.js';
+import { validateQuery } from '../../web/middleware/validate.js';
+import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../web/middleware/response-cache.js';
+import { pageLinks } from '../../web/links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
 import type { Config } from '../../config/env.js';
-import type { SyncedLimiter } from '../middleware/rate-limit.js';
+import type { SyncedLimiter } from '../../web/middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
 
 /** Shared caches may keep public reads this long (seconds). */
@@ -29,7 +29,7 @@ export interface PublicDeps extends Links {
   limits: Config['limits'];
   /** 120 requests a minute per trusted client address (spec section 8). */
   limiter: SyncedLimiter;
-  /** Answers repeated reads from memory (http/middleware/response-cache.ts). */
+  /** Answers repeated reads from memory (web/middleware/response-cache.ts). */
   cache: RequestHandler;
   /** DATA_DIR: the index links the newest open-data dump only once one exists there. */
   dataDir: string;

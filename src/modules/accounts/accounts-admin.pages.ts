@@ -5,7 +5,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
-import { formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
 import { accountDetail, ACCOUNT_SEARCH_LIMIT, searchAccounts } from './accounts.repository.js';
 import { suspendAccount, unsuspendAccount } from './accounts.service.js';
 

@@ -4,11 +4,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
-import { clientAddress, createLimiter } from '../../http/middleware/rate-limit.js';
+import { clientAddress, createLimiter } from '../../web/middleware/rate-limit.js';
 import type pg from 'pg';
 import { setPageFlash } from '../../forms.js';
 import { MY_REPORTS_PATH } from '../reports/my-reports.pages.js';
-import { SESSION_COOKIE } from '../../http/middleware/session.js';
+import { SESSION_COOKIE } from '../../web/middleware/session.js';
 import { MailUnavailableError } from '../../mail/mailer.js';
 import { completeSignIn, emailSchema, requestSignInLink, safeNextPath, SIGN_IN_LINK_MINUTES, type SignInDeps } from './sign-in.service.js';
 

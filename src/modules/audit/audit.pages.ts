@@ -2,7 +2,7 @@
 // it changed and by action. Routes: http/routers/admin.ts.
 import type { RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
-import { renderAdmin } from '../../http/admin-pages.js';
+import { renderAdmin } from '../../web/admin-pages.js';
 import { AUDIT_TARGET_TYPES, auditPage, type AuditTargetType } from './audit.repository.js';
 
 export const AUDIT_PAGE_SIZE = 50;

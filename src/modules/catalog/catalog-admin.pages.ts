@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
 import type { ChangeContext } from '../audit/audit.repository.js';
-import { actorOf, formPost, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { actorOf, formPost, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
 import { setAgentActive, createAgent, updateAgent } from './agent-admin.service.js';
 import { agentForAdmin, agentsForAdmin, categoriesForAdmin, categoryForAdmin } from './catalog-admin.repository.js';
 import { addLegacyName, createCategory, removeLegacyName, updateCategory } from './category-admin.service.js';

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { ClaimStatus } from '../../generated/prisma/enums.js';
-import { actorOf, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { actorOf, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
 import { Refusal } from '../../errors.js';
 import { findClaim, latestChecks, listClaimsForModerators, subjectOf } from './claims.repository.js';
 import { setClaimRevoked } from './claims.service.js';

@@ -11,7 +11,7 @@ export const SCREENSHOT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as con
 export type ScreenshotType = (typeof SCREENSHOT_TYPES)[number];
 
 export const evidenceDir = (dataDir: string) => path.join(dataDir, 'evidence');
-/** Where the multipart parser streams uploads while their request runs (http/middleware/uploads.ts). */
+/** Where the multipart parser streams uploads while their request runs (web/middleware/uploads.ts). */
 export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
 
 /** Older than this, an upload belongs to no live request (REQUEST_TIMEOUT_MS, then DATABASE_TIMEOUT_MS, are far shorter). */
@@ -56,7 +56,7 @@ export async function sniffImageFile(file: string): Promise<ScreenshotType | nul
   }
 }
 
-/** An upload that is an accepted image: its file on disk (the request's, http/middleware/uploads.ts). */
+/** An upload that is an accepted image: its file on disk (the request's, web/middleware/uploads.ts). */
 export interface CheckedScreenshot {
   file: string;
   size: number;

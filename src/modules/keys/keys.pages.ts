@@ -8,7 +8,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { formatTime } from '../../dates.js';
-import { HttpProblem, statusOf } from '../../http/problem.js';
+import { HttpProblem, statusOf } from '../../web/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById, findOwnKey } from './keys.repository.js';
 import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';

@@ -17,6 +17,9 @@ import {
 import { UUID_PATTERN } from '../../text.js';
 
 export const KEY_PREFIX = 'acd_';
+
+/** Query parameter names that carry credentials (compared case-insensitively): refused in any URL. */
+export const KEY_PARAMETER_NAMES: ReadonlySet<string> = new Set(['key', 'api_key', 'apikey', 'access_token']);
 export const KEY_LIFETIME_DAYS = 90;
 /** Characters of the key kept to tell keys apart: the prefix and 8 random characters. */
 export const DISPLAY_PREFIX_LENGTH = 12;

@@ -28,7 +28,7 @@ import {
   withdrawReport,
 } from './moderation.service.js';
 import { storableText, zodFieldErrors, type FieldErrors, type FormValues } from '../../forms.js';
-import { actorOf, formList, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../http/admin-pages.js';
+import { actorOf, formList, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
 import { UUID_PATTERN } from '../../text.js';
 import { recentAuditEntries } from '../audit/audit.repository.js';
 import { auditTargetUrl } from '../audit/audit.pages.js';

@@ -9,8 +9,8 @@ import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
 import { Refusal } from '../../errors.js';
 import { redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors, type FormValues } from '../../forms.js';
-import { redirectToSignIn } from '../../http/middleware/auth.js';
-import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../http/problem.js';
+import { redirectToSignIn } from '../../web/middleware/auth.js';
+import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../web/problem.js';
 import {
   FAILURE_REASONS,
   FAILURE_REASON_LABELS,

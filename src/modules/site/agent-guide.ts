@@ -1,21 +1,19 @@
 // /agent-guide: plain text, complete enough for an AI agent with nothing else. Every enumeration,
 // limit, problem code, MCP tool and URL is printed from the same constants and schema the API
-// enforces (contributionSchema, the key, queue and MCP constants, PROBLEM_TYPES, TOOLS, the
-// summary's Reach schema and the reach constants), so the guide cannot drift from the code.
+// enforces (contributionSchema, the key and queue constants, PROBLEM_TYPES, the MCP server's tools
+// and body limit as the composition hands them over (McpFacts), the summary's Reach schema and
+// the reach constants), so the guide cannot drift from the code.
 // The worked example (section "Worked example") is a real
 // exchange captured from a running server, with ids replaced by placeholders and long text
 // trimmed; its limit figures are printed from the configuration.
 import { z } from 'zod';
 import type { Config } from '../../config/env.js';
-import { KEY_PARAMETER_NAMES } from '../../http/middleware/key-in-query.js';
-import { MCP_MAX_BODY_BYTES } from '../../mcp/server.js';
-import { TOOLS } from '../../mcp/tools.js';
 import { PROBLEM_TYPES } from '../../problem-types.js';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS } from '../aggregation/constants.js';
 import { DISCLAIMER, MAX_PAGE } from '../directory/notice.js';
 import { Reach, Verdict } from '../directory/schemas.js';
 import { GENERAL_MIN_REPORTS, GREEN_FROM, RED_UP_TO } from '../aggregation/verdict.js';
-import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
+import { DISPLAY_PREFIX_LENGTH, KEY_LIFETIME_DAYS, KEY_PARAMETER_NAMES, KEY_PREFIX, KEY_RANDOM_BYTES } from '../keys/keys.service.js';
 import { CONTRIBUTION_SCHEMA_PATH, contributionSchema, MAX_BODY_BYTES } from '../reports/contribution-schema.js';
 import { EARLIEST_TEST_DATE } from '../reports/submission.schema.js';
 import { QUEUE_RULES, type DefinedKey } from '../reports/definitions.js';
@@ -473,13 +471,22 @@ ${json({
 /** How long after the worked example's report its retest-only queue is read. */
 export const RETEST_DAYS_LATER = 40;
 
-function agentGuidePages(baseUrl: string, limits: Config['limits']): { main: string; reference: string } {
+/**
+ * What the guide prints about the MCP server: its tools and its body limit, handed over by the
+ * composition (app.ts) from src/mcp, which sits above the features and so is never imported here.
+ */
+export interface McpFacts {
+  tools: ReadonlyArray<{ name: string; title?: string }>;
+  maxBodyBytes: number;
+}
+
+function agentGuidePages(baseUrl: string, limits: Config['limits'], mcp: McpFacts): { main: string; reference: string } {
   const schema = contributionSchema(baseUrl, limits);
   const l = schema.limits;
   const e = schema.endpoints;
   const api = `${baseUrl}/api/v1`;
   const keyParams = [...KEY_PARAMETER_NAMES].map((name) => `?${name}=`).join(', ');
-  const tools = TOOLS.map((tool) =>
+  const tools = mcp.tools.map((tool) =>
     wrap(`  ${tool.name.padEnd(17)} `, MCP_TOOL_SUMMARIES[tool.name] ?? `${tool.title} (see its description in tools/list).`),
   ).join('\n');
 
@@ -940,7 +947,7 @@ GET /api/v1/automation/me for all of them at once. A 429 carries Retry-After.`,
   Endpoint   ${baseUrl}/mcp
              Streamable HTTP, stateless: no session, every message its own POST; GET and
              DELETE are 405 with Allow: POST. One JSON-RPC message per request
-             (batches are refused), at most ${n(MCP_MAX_BODY_BYTES)} bytes; answers are JSON.
+             (batches are refused), at most ${n(mcp.maxBodyBytes)} bytes; answers are JSON.
   Headers    Content-Type: application/json and Accept: application/json, text/event-stream on
              every POST (MCP clients send these), and Authorization: Bearer <AGENT_ACCESS_KEY>
              as an HTTP header on every request when you use the KEY tools. Never put the key
@@ -1046,6 +1053,6 @@ ${render(REFERENCE_SECTIONS)}`;
 }
 
 /** /agent-guide: the flow, the rules of a report and the worked example. */
-export const agentGuide = (baseUrl: string, limits: Config['limits']): string => agentGuidePages(baseUrl, limits).main;
+export const agentGuide = (baseUrl: string, limits: Config['limits'], mcp: McpFacts): string => agentGuidePages(baseUrl, limits, mcp).main;
 /** /agent-guide/reference: everything else an agent may need. */
-export const agentGuideReference = (baseUrl: string, limits: Config['limits']): string => agentGuidePages(baseUrl, limits).reference;
+export const agentGuideReference = (baseUrl: string, limits: Config['limits'], mcp: McpFacts): string => agentGuidePages(baseUrl, limits, mcp).reference;

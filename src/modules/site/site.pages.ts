@@ -6,8 +6,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem } from '../../http/problem.js';
-import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../http/middleware/response-cache.js';
+import { HttpProblem } from '../../web/problem.js';
+import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../web/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
 import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
@@ -38,7 +38,7 @@ import { merchantProfile, OWNER_STATEMENT_ATTRIBUTION, searchDirectory, type Dir
 import { MERCHANT_SORTS } from '../merchants/merchants.schemas.js';
 import { recentReports } from '../reports/public-reports.service.js';
 import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
-import { agentGuide, agentGuideReference } from './agent-guide.js';
+import { agentGuide, agentGuideReference, type McpFacts } from './agent-guide.js';
 import { AGENT_FILTERS, FILTER_LABELS, filterErrorsOf, filterQueryString, parseFilters, type FilterError, type FilterField, type Scope } from './filters.js';
 import {
   agentsNamed,
@@ -67,6 +67,8 @@ export interface SitePagesDeps {
   config: Config;
   prisma: PrismaClient;
   clock: Clock;
+  /** What the agent guide prints about the MCP server (app.ts hands it over from src/mcp). */
+  mcp: McpFacts;
 }
 
 export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], string>> = {
@@ -486,12 +488,12 @@ export function sitePageHandlers(deps: SitePagesDeps) {
 
     agentGuide: ((_req, res) => {
       res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
-      res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits));
+      res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits, deps.mcp));
     }) as RequestHandler,
 
     agentGuideReference: ((_req, res) => {
       res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
-      res.type('text/plain; charset=utf-8').send(agentGuideReference(config.baseUrl, config.limits));
+      res.type('text/plain; charset=utf-8').send(agentGuideReference(config.baseUrl, config.limits, deps.mcp));
     }) as RequestHandler,
   };
 }

@@ -1,6 +1,6 @@
 // Small reads for the public pages only: how fresh the directory is, an agent's overview and its
 // categories, a category's agents, and the verdicts of a category page's table.
-// Anonymous pages are cached per directory version (http/middleware/response-cache.ts), so these
+// Anonymous pages are cached per directory version (web/middleware/response-cache.ts), so these
 // run once per render of a new version, not per request; each is one indexed query.
 import type { PrismaClient } from '../../db/client.js';
 import { FUNNEL_TASKS, TASKS, type FunnelTaskKey, type TaskKey } from '../aggregation/constants.js';

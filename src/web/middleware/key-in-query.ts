@@ -3,11 +3,8 @@
 // to be treated as exposed. The value itself is never echoed or logged (the request logger
 // logs URLs through redactUrl, which hides the same names and values).
 import type { RequestHandler } from 'express';
-import { KEY_PREFIX } from '../../modules/keys/keys.service.js';
+import { KEY_PARAMETER_NAMES, KEY_PREFIX } from '../../modules/keys/keys.service.js';
 import { HttpProblem } from '../problem.js';
-
-/** Parameter names that carry credentials (compared case-insensitively). */
-export const KEY_PARAMETER_NAMES: ReadonlySet<string> = new Set(['key', 'api_key', 'apikey', 'access_token']);
 
 /** The names of query parameters that look like they carry a key (never their values). */
 export function keyLikeParameters(originalUrl: string): string[] {

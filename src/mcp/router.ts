@@ -6,18 +6,18 @@
 import compression from 'compression';
 import cors from 'cors';
 import express, { Router, type RequestHandler } from 'express';
-import type { PrismaClient } from '../../db/client.js';
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config/env.js';
-import type { Quota } from '../../modules/limits/quota.js';
-import type { ApiGuards } from '../middleware/guards.js';
-import type { Logger } from '../../logger.js';
-import { cursorCodec } from '../../modules/automation/cursor.js';
-import { MCP_MAX_BODY_BYTES, mcpHandler } from '../../mcp/server.js';
-import type { ToolServices } from '../../mcp/tools.js';
-import { hasBearer } from '../middleware/bearer.js';
-import { apiNotFound, problemErrorHandler } from '../middleware/errors.js';
-import { refuseKeyInQuery } from '../middleware/key-in-query.js';
+import type { PrismaClient } from '../db/client.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/env.js';
+import type { Quota } from '../modules/limits/quota.js';
+import type { ApiGuards } from '../web/middleware/guards.js';
+import type { Logger } from '../logger.js';
+import { cursorCodec } from '../modules/automation/cursor.js';
+import { MCP_MAX_BODY_BYTES, mcpHandler } from './server.js';
+import type { ToolServices } from './tools.js';
+import { hasBearer } from '../web/middleware/bearer.js';
+import { apiNotFound, problemErrorHandler } from '../web/middleware/errors.js';
+import { refuseKeyInQuery } from '../web/middleware/key-in-query.js';
 
 export interface McpDeps {
   baseUrl: string;
