@@ -78,7 +78,7 @@ export const invalidParameter = (parameter: string, detail: string) => invalidIn
 export const invalidField = (field: string, detail: string) => invalidInput([{ pointer: `#/${field}`, detail }], 'body');
 
 /** Field errors from a zod failure, located in the query string, a header or the body. */
-export function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): FieldError[] {
+function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): FieldError[] {
   const at = (path: string[], detail: string): FieldError =>
     location === 'body'
       ? { pointer: `#/${path.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`, detail }

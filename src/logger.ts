@@ -30,7 +30,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 // Query parameters whose values are secrets (agent keys belong in the Authorization
 // header; a client that puts one in a URL must not have it logged).
 const SECRET_PARAM_NAMES = new Set(['key', 'api_key', 'apikey', 'access_token', 'token', 'password']);
-export const AGENT_KEY_PREFIX = 'acd_';
+const AGENT_KEY_PREFIX = 'acd_';
 
 /** Whether a piece of a URL holds what looks like an agent key, percent-encoded or not. */
 const holdsKey = (text: string) => text.toLowerCase().includes(AGENT_KEY_PREFIX) || /acd%5f/i.test(text);

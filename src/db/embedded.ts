@@ -64,7 +64,7 @@ export interface EmbeddedOptions {
   onRestart?: (attempt: number) => void;
 }
 
-export class EmbeddedDatabaseError extends Error {
+class EmbeddedDatabaseError extends Error {
   override name = 'EmbeddedDatabaseError';
 }
 

@@ -31,7 +31,7 @@ function* layers(error: unknown): Generator<Layer> {
  * The SQLSTATE of the error, when PostgreSQL gave one: pg's own errors carry it as `code` (with
  * a `severity`), the driver adapter's as `originalCode`. Prisma's own codes (P2010…) are not.
  */
-export function sqlState(error: unknown): string | undefined {
+function sqlState(error: unknown): string | undefined {
   for (const layer of layers(error)) {
     const value = typeof layer.originalCode === 'string' ? layer.originalCode : typeof layer.severity === 'string' ? layer.code : undefined;
     if (typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value)) return value;

@@ -33,7 +33,7 @@ import type {
 } from '@prisma/schema-engine-wasm';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
+const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
 
 // Tables that our migrations do not own and the engine must ignore. None today: the
@@ -241,7 +241,7 @@ function engineError(error: unknown): Error {
   return new MigrationError(String(error));
 }
 
-export async function loadMigrationsList(dir = migrationsDir): Promise<MigrationList> {
+async function loadMigrationsList(dir = migrationsDir): Promise<MigrationList> {
   const entries = existsSync(dir) ? await readdir(dir, { withFileTypes: true }) : [];
   const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const lockPath = path.join(dir, LOCKFILE);
@@ -370,7 +370,7 @@ export interface ApplyOptions {
  * keeps that stall short; the migration, of which nothing was applied, is tried again by the
  * next deploy (or start).
  */
-export const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
+const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
 
 /** SQLSTATE lock_not_available: lock_timeout passed. */
 const LOCK_NOT_AVAILABLE = '55P03';

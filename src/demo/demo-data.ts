@@ -20,7 +20,7 @@ import { TASKS as TASK_KEYS, STAGES } from '../modules/aggregation/constants.js'
 import { deriveOutcome } from '../modules/reports/content.js';
 
 // The spec's keys, from the one place that lists them.
-export { TASKS as TASK_KEYS, OUTCOMES, STAGES, FAILURE_REASONS } from '../modules/aggregation/constants.js';
+;
 export { deriveOutcome } from '../modules/reports/content.js';
 
 export const DEFAULT_DEMO_SEED = 42;
@@ -28,11 +28,11 @@ export const DEFAULT_DEMO_MERCHANTS = 60;
 export const DEFAULT_DEMO_REPORTS = 600;
 export const DEFAULT_BATCH_SIZE = 5_000;
 /** Reports are spread over this many days before `now`. */
-export const REPORT_WINDOW_DAYS = 358;
+const REPORT_WINDOW_DAYS = 358;
 // Far beyond any useful demo, and well inside what identifiers (a 32-bit row index) and
 // the generator's per-account and per-merchant arrays can hold.
-export const MAX_DEMO_MERCHANTS = 10_000_000;
-export const MAX_DEMO_REPORTS = 100_000_000;
+const MAX_DEMO_MERCHANTS = 10_000_000;
+const MAX_DEMO_REPORTS = 100_000_000;
 const MAX_DEMO_ACCOUNTS = 10_000_000;
 
 export interface DemoOptions {
@@ -67,7 +67,7 @@ export interface DemoCounts {
 /** Timestamps are ISO 8601 strings in UTC with milliseconds; dates are YYYY-MM-DD. */
 type Timestamp = string;
 type DateOnly = string;
-export type TaskResults = Partial<Record<TaskKey, Outcome>>;
+type TaskResults = Partial<Record<TaskKey, Outcome>>;
 
 export interface CategoryRow {
   id: string;

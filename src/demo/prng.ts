@@ -3,7 +3,7 @@
 // whole sequences between differently seeded streams.
 
 /** A 32-bit integer hash (splitmix32's finaliser): spreads nearby inputs far apart. */
-export function mix32(value: number): number {
+function mix32(value: number): number {
   let z = (value + 0x9e3779b9) | 0;
   z = Math.imul(z ^ (z >>> 16), 0x21f0aaad);
   z = Math.imul(z ^ (z >>> 15), 0x735a2d97);
@@ -120,7 +120,7 @@ class Sfc32 implements Rng {
 }
 
 /** sfc32 seeded from up to four 32-bit words. */
-export function createRng(a: number, b = 0, c = 0, d = 1): Rng {
+function createRng(a: number, b = 0, c = 0, d = 1): Rng {
   return new Sfc32(a, b, c, d);
 }
 

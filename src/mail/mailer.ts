@@ -119,8 +119,7 @@ export function ownerDigestMessage(d: OwnerDigest) {
 }
 
 /** The kinds of mail the outbox holds, each with the mailer function that sends it. */
-export const QUEUED_MAIL_KINDS = ['decision', 'owner-digest'] as const;
-export type QueuedMailKind = (typeof QUEUED_MAIL_KINDS)[number];
+export type QueuedMailKind = 'decision' | 'owner-digest';
 
 /** Sends one message the outbox held, by its kind. */
 export function sendQueued(mailer: Pick<Mailer, 'sendDecisionNotice' | 'sendOwnerDigest'>, kind: string, to: string, payload: unknown): Promise<void> {
@@ -151,9 +150,9 @@ export class MailUnavailableError extends Error {
  * (a sign-in waited 10 s and was told the database was resting; the CLI 37.8 s).
  */
 export const SMTP_POOL_CONNECTIONS = 3;
-export const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 15_000 } as const;
+const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 15_000 } as const;
 /** The longest one message may take, whatever the server does: a sign-in waits this at most. */
-export const MAIL_SEND_TIMEOUT_MS = 7_000;
+const MAIL_SEND_TIMEOUT_MS = 7_000;
 
 /** Created on first use, never at import time. */
 export function createMailer(options: MailerOptions): Mailer & { close(): void } {

@@ -159,9 +159,9 @@ const PROSE = new Set(['description', 'title', 'examples']);
 /** zod's bounds of an integer with no bounds of its own. */
 const SAFE_BOUND = Number.MAX_SAFE_INTEGER;
 /** A nested object is declared in full up to this size (its compact JSON); larger ones are open. */
-export const NESTED_OBJECT_BYTES = 200;
+const NESTED_OBJECT_BYTES = 200;
 /** A shape is hoisted into definitions when that saves at least this many bytes of the schema. */
-export const DEDUPE_MIN_SAVING = 150;
+const DEDUPE_MIN_SAVING = 150;
 
 type Slot = [node: JsonSchema, name: string, replace: (next: JsonSchema) => void];
 
@@ -352,21 +352,21 @@ const { methodology, disclaimer } = Notice;
 const notice = { methodology, disclaimer };
 
 /** What remains of every limit a private call was counted against (GET /automation/me lists the same). */
-export const Limits = WhoAmI.shape.limits.describe(
+const Limits = WhoAmI.shape.limits.describe(
   'Each limit this call was counted against, with what remains (the RateLimit headers of the HTTP API): ' +
     'public and private requests per minute, and the changed-submissions quota of the account (submit_report, update_report).',
 );
 
 /** One resource. */
-export const single = <T extends z.ZodType>(data: T) => z.object({ data, ...notice });
+const single = <T extends z.ZodType>(data: T) => z.object({ data, ...notice });
 /** A numbered page of a public list: the HTTP body (ListEnvelope). */
-export const numberedPage = <T extends z.ZodType>(item: T) =>
+const numberedPage = <T extends z.ZodType>(item: T) =>
   z.object({ ...MerchantList.shape, data: z.array(item) });
 /** A cursor page of a private list. */
-export const cursorPage = <T extends z.ZodType>(item: T) =>
+const cursorPage = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), nextCursor: Queue.shape.nextCursor, ...notice });
 /** A private answer: with what remains of the caller's budget. */
-export const withLimits = <T extends z.ZodObject>(answer: T) => answer.extend({ limits: Limits });
+const withLimits = <T extends z.ZodObject>(answer: T) => answer.extend({ limits: Limits });
 
 const withoutNotice = { methodology: true, disclaimer: true } as const;
 

@@ -20,8 +20,8 @@ import { mcpProblem } from './errors.js';
 import { PROMPTS, promptResult } from './prompts.js';
 import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
 
-export const MCP_SERVER_NAME = 'agent-compatibility-directory';
-export const MCP_SERVER_VERSION: string = packageJson.version;
+const MCP_SERVER_NAME = 'agent-compatibility-directory';
+const MCP_SERVER_VERSION: string = packageJson.version;
 
 /**
  * Largest MCP message: a JSON-RPC envelope around a tool's arguments. A report inside it is
@@ -30,7 +30,7 @@ export const MCP_SERVER_VERSION: string = packageJson.version;
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
 
 /** What the server tells a client at initialize: the rules every tool description repeats. */
-export function mcpInstructions(baseUrl: string): string {
+function mcpInstructions(baseUrl: string): string {
   return [
     'Agent-Compatibility Directory: a public directory of online merchants with community reports on how well AI agents can shop there',
     '(tasks ACCESS, SEARCH, DETAILS, LOGIN, CART, CHECKOUT, PURCHASE). Reading needs nothing; the tools marked KEY need an agent key,',

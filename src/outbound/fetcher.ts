@@ -16,8 +16,8 @@ import { bareHost, checkUrl, matchTestHost, portOf, redirectTarget, refusedAddre
 import { createResolver, lookupTxt, resolverLookup } from './dns.js';
 import { failure, seconds, size, type Failed, type FetchResult, type TxtResult } from './results.js';
 
-export type { FetchFailure, FetchResult, TxtFailure, TxtResult } from './results.js';
-export type { OutboundTestHost, OutboundTestHosts } from '../config/env.js';
+export type { FetchFailure,    } from './results.js';
+;
 
 export interface Fetcher {
   /** GET an http(s) URL and read its body as text, within the limits. Never throws. */
@@ -41,7 +41,7 @@ export interface FetcherOptions {
 
 export const DEFAULT_MAX_BYTES = 65_536;
 export const DEFAULT_TIMEOUT_MS = 5_000;
-export const DEFAULT_MAX_REDIRECTS = 3;
+const DEFAULT_MAX_REDIRECTS = 3;
 const MAX_HEADER_BYTES = 16_384;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

@@ -15,7 +15,7 @@ export type FetchResult =
   | { ok: true; status: number; url: string; contentType: string | null; body: string }
   | { ok: false; reason: FetchFailure; detail: string; status?: number };
 
-export type TxtFailure = 'not-found' | 'too-slow' | 'unreachable' | 'bad-url';
+type TxtFailure = 'not-found' | 'too-slow' | 'unreachable' | 'bad-url';
 
 export type TxtResult = { ok: true; records: string[] } | { ok: false; reason: TxtFailure; detail: string };
 

@@ -45,7 +45,7 @@ const STATUS_OF: Record<RefusalKind, number> = {
 export const statusOf = (kind: RefusalKind): number => STATUS_OF[kind];
 
 /** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers-08) of one limit's usage. */
-export function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
+function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
   return {
     'RateLimit-Policy': `"${usage.name}"; q=${usage.limit}; w=${usage.windowSeconds}${usage.partition ? `; pk=:${usage.partition}:` : ''}`,
     RateLimit: `"${usage.name}"; r=${usage.remaining}; t=${usage.resetSeconds}`,
@@ -103,10 +103,10 @@ export function problemBody(init: ProblemInit, where: { baseUrl: string; request
 }
 
 /** A problem occurrence's URI: `urn:request:<X-Request-Id>`. */
-export const instanceOf = (requestId: string) => `urn:request:${requestId}`;
+const instanceOf = (requestId: string) => `urn:request:${requestId}`;
 
 /** Where a response's problem happened: the app's base URL and the request's id. */
-export function problemContext(res: Response): { baseUrl: string; requestId?: string } {
+function problemContext(res: Response): { baseUrl: string; requestId?: string } {
   const baseUrl = String(res.app.locals.baseUrl ?? '');
   const id = res.req?.id;
   return { baseUrl, ...(id ? { requestId: id } : {}) };

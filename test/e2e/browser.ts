@@ -10,7 +10,7 @@ import { outboxDir } from '../../src/mail/mailer.js';
 import type { TestApp } from '../setup/app.js';
 import { createDemoApp } from '../setup/demo.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 export const SKIP_MESSAGE = `browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium: apt-get install -y chromium; .ci/run does)`;
 
@@ -21,7 +21,7 @@ if (!HAS_CHROMIUM && process.env.REQUIRE_BROWSER === '1') {
 }
 
 /** Screenshots of the directory, a merchant page and the form (git-ignored). */
-export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/e2e');
+const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/e2e');
 
 export interface LiveApp {
   t: TestApp;

@@ -18,7 +18,7 @@ export const payload = (field: string) => `${field}${XSS}`;
 export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' })[c]!);
 
-export interface Tag {
+interface Tag {
   name: string;
   attributes: Array<{ name: string; value: string | null }>;
 }
@@ -29,7 +29,7 @@ export interface Tag {
  * contents of script, style, textarea and title are scanned like markup (stricter than a
  * browser: an escaped page has no `<` there anyway).
  */
-export function startTags(html: string): Tag[] {
+function startTags(html: string): Tag[] {
   const tags: Tag[] = [];
   let i = 0;
   while (i < html.length) {

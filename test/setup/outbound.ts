@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer as createDnsServer, Packet, type Resource } from 'dns2';
 import ipaddr from 'ipaddr.js';
 
-export interface DnsRecords {
+interface DnsRecords {
   A?: string[];
   AAAA?: string[];
   /** Each record is its strings (a record longer than 255 bytes is split in several). */

@@ -21,7 +21,7 @@ import type { SyncedLimiter } from '../../web/middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
 
 /** Shared caches may keep public reads this long (seconds). */
-export const PUBLIC_MAX_AGE_SECONDS = 60;
+const PUBLIC_MAX_AGE_SECONDS = 60;
 
 export interface PublicDeps extends Links {
   prisma: PrismaClient;

@@ -23,7 +23,7 @@ export interface AccountChange {
 }
 
 /** Addresses are stored trimmed and lower-cased (sign-in does the same). */
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 async function requireAccount(tx: Tx, ref: AccountRef): Promise<AccountRow> {
   if ('id' in ref) {
@@ -137,7 +137,7 @@ export async function unsuspendAccount(prisma: PrismaClient, actor: AccountActor
 }
 
 /** The author's choice about decision e-mails (modules/moderation/decision-notices.ts), as posted on "My reports". */
-export const decisionNoticesForm = z.object({ notifyDecisions: checkbox }).strip();
+const decisionNoticesForm = z.object({ notifyDecisions: checkbox }).strip();
 
 /** Whether the account is e-mailed on every moderation decision on its reports. */
 export async function decisionNoticesOn(prisma: PrismaClient, accountId: string): Promise<boolean> {

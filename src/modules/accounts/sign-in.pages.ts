@@ -27,7 +27,7 @@ export const SIGNED_OUT_PATH = '/sign-out/done';
  * Why the sign-in page is shown, from the page it returns to afterwards (`next`): a person sent
  * here by "Report a test" reads "Sign in to report a test". Null for a plain visit.
  */
-export function signInReason(next: string | null): string | null {
+function signInReason(next: string | null): string | null {
   if (!next) return null;
   const path = next.split(/[?#]/)[0]!;
   if (path === '/reports/new') return 'Sign in to report a test';

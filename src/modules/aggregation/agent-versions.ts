@@ -21,15 +21,15 @@ import { compareNewestFirst, observedAtMs, observationsFor, type EvidenceReport 
 /** How far back a regression looks: both the working and the failing runs are this recent. */
 export const REGRESSION_WINDOW_DAYS = 90;
 /** Versions a summary lists (the most recently seen first). */
-export const MAX_VERSIONS_LISTED = 20;
+const MAX_VERSIONS_LISTED = 20;
 
-export type VersionKind = 'semver' | 'text';
+type VersionKind = 'semver' | 'text';
 
 /** The summary's status token of a regression at a task (GIN-indexed beside the "TASK:status" tokens). */
 export const regressionToken = (task: TaskKey) => `REGRESSION:${task}`;
 export const REGRESSION_TOKENS = TASKS.map(regressionToken);
 
-export interface ParsedVersion {
+interface ParsedVersion {
   text: string;
   kind: VersionKind;
   /** Semantic versions only. */
@@ -45,7 +45,7 @@ export function normalizeVersion(value: string | null | undefined): string | nul
   return text === '' ? null : text;
 }
 
-export function parseVersion(value: string): ParsedVersion {
+function parseVersion(value: string): ParsedVersion {
   const text = value.trim();
   const match = SEMVER.exec(text);
   if (!match) return { text, kind: 'text' };
@@ -104,19 +104,19 @@ export function compareVersionsNewestFirst(a: string, b: string): number {
   return -(compareVersions(a, b) ?? 0) || -compareText(a, b);
 }
 
-export interface VersionSeen {
+interface VersionSeen {
   version: string;
   reports: number;
   /** The newest test date naming it (else its report date), YYYY-MM-DD. */
   lastSeenOn: string;
 }
 
-export interface TaskVersions {
+interface TaskVersions {
   /** The newest version seen working at this task (any time), and when. */
   lastWorking: { version: string; on: string } | null;
 }
 
-export interface Regression {
+interface Regression {
   task: TaskKey;
   /** The newest version seen working within the window. */
   workedUpTo: string;

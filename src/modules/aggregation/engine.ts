@@ -20,13 +20,13 @@ import { reachOf, type Reach } from './reach.js';
 import { computeVerdictFacts, type SelfReportedFacts, type VerdictFacts } from './verdict.js';
 import { versionFacts, type VersionFacts } from './agent-versions.js';
 
-export interface EvidenceReference {
+interface EvidenceReference {
   reportId: string;
   url: string;
 }
 
 /** One task of a per-agent summary, as published. */
-export interface TaskCapability {
+interface TaskCapability {
   status: CapabilityStatus;
   reportCount: number;
   recentCount: number;

@@ -57,19 +57,19 @@ import {
   type VerdictColour,
 } from './verdict.js';
 
-export interface MethodologyConstant {
+interface MethodologyConstant {
   name: string;
   value: number;
   explanation: string;
 }
 
 /** One worked case: reports in (described in words), the verdict the engine gives out. */
-export interface VerdictExample {
+interface VerdictExample {
   given: string;
   verdict: Verdict;
 }
 
-export interface VerdictMethodology {
+interface VerdictMethodology {
   ladder: Array<{ key: FunnelTaskKey; label: string; words: string; level: number }>;
   loginRule: string;
   stepRules: Array<{ state: StepState; symbol: string; words: string; rule: string }>;

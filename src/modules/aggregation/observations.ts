@@ -72,7 +72,7 @@ export function compareNewestFirst(a: Dated & { id: string }, b: Dated & { id: s
   return compareByKeys(a, a.id, b, b.id);
 }
 
-export const compareObservationsNewestFirst = (a: Observation, b: Observation): number => compareByKeys(a, a.reportId, b, b.reportId);
+const compareObservationsNewestFirst = (a: Observation, b: Observation): number => compareByKeys(a, a.reportId, b, b.reportId);
 
 function compareByKeys(a: Dated, aId: string, b: Dated, bId: string): number {
   const byObserved = observedAtMs(b) - observedAtMs(a);
@@ -95,7 +95,7 @@ const isOutcome = (value: unknown): value is OutcomeKey => (OUTCOMES as readonly
 const isStage = (value: unknown): value is StageKey => (STAGES as readonly unknown[]).includes(value);
 
 /** Whether a report whose furthest stage is `stage` shows that `task` was completed. */
-export function stageShowsCompleted(stage: StageKey | null, task: TaskKey): boolean {
+function stageShowsCompleted(stage: StageKey | null, task: TaskKey): boolean {
   const from = TASK_COMPLETED_FROM_STAGE[task];
   if (stage === null || from === null || !isStage(stage)) return false;
   return stageIndex(stage) >= stageIndex(from);

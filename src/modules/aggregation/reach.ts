@@ -25,7 +25,7 @@ import {
 import { compareNewestFirst, type EvidenceReport } from './observations.js';
 
 /** Statuses at which an agent stops on the ladder. */
-export type StopStatus = 'blocked' | 'unsupported';
+type StopStatus = 'blocked' | 'unsupported';
 
 export interface Reach {
   /** The furthest ladder step the agent is known to get through; null when none. */

@@ -32,7 +32,7 @@ export interface RecentObservation {
 }
 
 /** Decayed weight per outcome class; `total` is M = WORKS + PARTIAL + BLOCKED + DOES_NOT_WORK. */
-export interface OutcomeWeights {
+interface OutcomeWeights {
   WORKS: number;
   PARTIAL: number;
   BLOCKED: number;

@@ -93,7 +93,7 @@ export const STEP_STATE_SYMBOLS: Readonly<Record<StepState, string>> = {
 };
 
 /** How a stop is known: from the task statuses, or only from a report's overall outcome at its furthest stage. */
-export type StopBasis = 'tasks' | 'reported';
+type StopBasis = 'tasks' | 'reported';
 
 export interface VerdictStop {
   task: FunnelTaskKey;
@@ -139,7 +139,7 @@ export interface SelfReportedFacts {
   counted: boolean;
 }
 
-export interface RegressionFacts {
+interface RegressionFacts {
   task: TaskKey;
   workedUpTo: string;
   failsSince: string;
@@ -166,7 +166,7 @@ export interface VerdictInput {
 }
 
 /** The ladder step a furthest stage reached (PAYMENT_APPROVAL is still checkout; PURCHASE is the purchase). */
-export const STAGE_STEP: Readonly<Record<StageKey, FunnelTaskKey>> = {
+const STAGE_STEP: Readonly<Record<StageKey, FunnelTaskKey>> = {
   ACCESS: 'ACCESS',
   BROWSE: 'SEARCH',
   DETAILS: 'DETAILS',
@@ -276,7 +276,7 @@ export function computeVerdictFacts(input: VerdictInput): VerdictFacts {
 // The words and the colour, from the facts alone.
 
 /** The colour: how far the agent gets, nothing else. */
-export function verdictColour(facts: Pick<VerdictFacts, 'through' | 'stop' | 'furthest'>): VerdictColour {
+function verdictColour(facts: Pick<VerdictFacts, 'through' | 'stop' | 'furthest'>): VerdictColour {
   if (facts.through && reachLevelOf(facts.through) >= reachLevelOf(GREEN_FROM)) return 'green';
   if (facts.stop && reachLevelOf(facts.stop.task) <= reachLevelOf(RED_UP_TO)) return 'red';
   if (facts.furthest || facts.stop) return 'amber';
@@ -284,9 +284,9 @@ export function verdictColour(facts: Pick<VerdictFacts, 'through' | 'stop' | 'fu
 }
 
 /** How sure the sentence may sound: what the reports saw, what usually happens, or what happens. */
-export type Tense = 'past' | 'usually' | 'present';
+type Tense = 'past' | 'usually' | 'present';
 
-export function tenseOf(facts: Pick<VerdictFacts, 'confidence' | 'conflicting' | 'evidence'>): Tense {
+function tenseOf(facts: Pick<VerdictFacts, 'confidence' | 'conflicting' | 'evidence'>): Tense {
   if (facts.evidence.reports < GENERAL_MIN_REPORTS || facts.confidence === 'low') return 'past';
   return facts.confidence === 'high' && !facts.conflicting ? 'present' : 'usually';
 }
@@ -294,7 +294,7 @@ export function tenseOf(facts: Pick<VerdictFacts, 'confidence' | 'conflicting' |
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The short names of the steps, as a badge says them. */
-export const STEP_SHORT_WORDS: Readonly<Record<FunnelTaskKey, string>> = {
+const STEP_SHORT_WORDS: Readonly<Record<FunnelTaskKey, string>> = {
   ACCESS: 'access',
   SEARCH: 'browsing',
   DETAILS: 'details',
@@ -338,12 +338,12 @@ function unplacedSentence(facts: VerdictFacts): string {
 const taskWords = (task: TaskKey) => (task === 'LOGIN' ? 'login' : REACH_STEP_WORDS[task]);
 
 /** "; worked up to 0.7.1, fails at checkout since 0.7.3": a newer version fails what an older one passed. */
-export function regressionWords(regression: RegressionFacts): string {
+function regressionWords(regression: RegressionFacts): string {
   return `worked up to ${regression.workedUpTo}, fails at ${taskWords(regression.task)} since ${regression.failsSince}`;
 }
 
 /** "2 reports by the vendor", "1 report by the shop's owner and 2 by the vendor". */
-export function selfReportedWords(self: SelfReportedFacts): string {
+function selfReportedWords(self: SelfReportedFacts): string {
   const owner = self.owner > 0 ? `${plural(self.owner, 'report')} by the shop's owner` : '';
   const vendor = self.vendor > 0 ? (owner ? `${self.vendor} by the vendor` : `${plural(self.vendor, 'report')} by the vendor`) : '';
   return [owner, vendor].filter(Boolean).join(' and ');
@@ -353,7 +353,7 @@ export function selfReportedWords(self: SelfReportedFacts): string {
  * The one sentence: how far first, then where it stops and why; then a regression between
  * agent versions, and the reports by the shop's owner or the agent's vendor, when there are.
  */
-export function verdictSentence(facts: VerdictFacts): string {
+function verdictSentence(facts: VerdictFacts): string {
   const self = facts.selfReported && facts.selfReported.owner + facts.selfReported.vendor > 0 ? facts.selfReported : null;
   if (self && !self.counted && facts.evidence.reports === 0) {
     return `No independent report yet; only ${selfReportedWords(self)}`;
@@ -399,7 +399,7 @@ function communitySentence(facts: VerdictFacts): string {
 }
 
 /** The badge's few words: the furthest step, or where it stops. */
-export function verdictShort(facts: VerdictFacts): string {
+function verdictShort(facts: VerdictFacts): string {
   const colour = verdictColour(facts);
   if (colour === 'green') return STEP_SHORT_WORDS[facts.through!];
   if (facts.stop) return `stops at ${STEP_SHORT_WORDS[facts.stop.task]}`;
@@ -408,7 +408,7 @@ export function verdictShort(facts: VerdictFacts): string {
 }
 
 /** "3 reports · last tested Apr 2026", or "No reports yet". */
-export function evidenceText(evidence: VerdictFacts['evidence']): string {
+function evidenceText(evidence: VerdictFacts['evidence']): string {
   if (evidence.reports === 0) return 'No reports yet';
   return `${plural(evidence.reports, 'report')} · last tested ${formatMonth(evidence.lastTestedOn)}`;
 }

@@ -5,7 +5,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { renderAdmin } from '../../web/admin-pages.js';
 import { AUDIT_TARGET_TYPES, auditPage, type AuditTargetType } from './audit.repository.js';
 
-export const AUDIT_PAGE_SIZE = 50;
+const AUDIT_PAGE_SIZE = 50;
 
 const SECTIONS: Record<AuditTargetType, string> = {
   report: 'reports',

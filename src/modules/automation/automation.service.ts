@@ -110,7 +110,7 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
  * null) plus what the server keeps: id, status, version, feedback, the merchant. Sent back
  * unchanged with PUT it is an `unchanged` no-op.
  */
-export function ownReportView(links: Links, r: OwnListedReport) {
+function ownReportView(links: Links, r: OwnListedReport) {
   const { category, ...merchant } = r.merchant;
   return {
     id: r.id,

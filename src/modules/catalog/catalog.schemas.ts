@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Agent, ListEnvelope, VendorFields } from '../directory/schemas.js';
 import { MAX_AGENT_VERSIONS } from './catalog.repository.js';
 
-export const AgentVersion = z
+const AgentVersion = z
   .object({
     version: z.string().describe("The agentVersion as reports give it, trimmed: the vendor's own string."),
     reportCount: z.int().min(1).describe('Public approved reports naming this version.'),
@@ -12,7 +12,7 @@ export const AgentVersion = z
   })
   .meta({ id: 'AgentVersion' });
 
-export const RegistryAgent = Agent.extend({
+const RegistryAgent = Agent.extend({
   ...VendorFields,
   versions: z
     .array(AgentVersion)

@@ -29,7 +29,7 @@ export async function categories(ctx: DirectoryContext, page: number) {
 }
 
 /** Says who stated it and what it is not. */
-export const VENDOR_STATEMENT_ATTRIBUTION = 'Statement by the agent’s vendor, who proved control of its website. It is not community evidence and never changes statuses, scores or report counts.';
+const VENDOR_STATEMENT_ATTRIBUTION = 'Statement by the agent’s vendor, who proved control of its website. It is not community evidence and never changes statuses, scores or report counts.';
 
 interface VendorExtras {
   claim: PublicClaim | undefined;

@@ -9,8 +9,8 @@ import { Notice } from '../directory/schemas.js';
 import { CLAIM_METHODS } from './proof.js';
 import { REPLY_MAX_LENGTH } from './owners.service.js';
 
-export const STATEMENT_MAX_LENGTH = 4_000;
-export const CORRECTION_NOTE_MAX_LENGTH = 2_000;
+const STATEMENT_MAX_LENGTH = 4_000;
+const CORRECTION_NOTE_MAX_LENGTH = 2_000;
 
 const slugOrId = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const text = (max: number) =>
@@ -91,7 +91,7 @@ export const correctionBody = z
 const isoDateTime = z.iso.datetime({ offset: true });
 const method = z.enum(CLAIM_METHODS);
 
-export const ClaimSchema = z
+const ClaimSchema = z
   .object({
     id: z.uuid(),
     status: z.enum(['pending', 'verified', 'grace', 'lapsed', 'revoked']).describe('pending: not proved yet; verified; grace: verified, but a re-check failed (it lapses at graceUntil unless proved again); lapsed; revoked by a moderator.'),
@@ -117,7 +117,7 @@ export const ClaimSchema = z
   })
   .meta({ id: 'Claim', description: 'A claim as its holder sees it. Private: the token and the checks are ownership evidence.' });
 
-export const ClaimCheckResult = z
+const ClaimCheckResult = z
   .object({
     status: z.enum(['verified', 'failed', 'pending']).describe('verified: the proof was found; failed: it was not (reason says why); pending: the check could not be finished now (too slow, unreachable): try again later.'),
     method: method,

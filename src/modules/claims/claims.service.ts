@@ -31,7 +31,7 @@ import { GRACE_DAYS, GRACE_RECHECK_DAYS, RECHECK_DAYS } from './rules.js';
 import { allowedMethods, checkMethod, instructionsFor, targetOf, type ClaimMethodKey, type MethodCheck } from './proof.js';
 
 /** Claims re-checked per upkeep pass (each check may take the fetcher's time limit). */
-export const RECHECKS_PER_PASS = 50;
+const RECHECKS_PER_PASS = 50;
 
 const DAY = 86_400_000;
 
@@ -71,7 +71,6 @@ export function claimView(claim: ClaimRow, subject: ClaimSubject | null, baseUrl
     pageUrl: `${baseUrl}/claims/${claim.id}`,
   };
 }
-export type ClaimView = ReturnType<typeof claimView>;
 
 /**
  * Starts a claim of a merchant (its website's host) or an agent (its vendor's website) for

@@ -14,10 +14,10 @@ import { OWNER_PAGE_PATH } from './paths.js';
 /** At most one digest a day per claim. */
 export const DIGEST_INTERVAL_MS = 86_400_000;
 /** Reports listed in one digest; the owner's page has the rest. */
-export const DIGEST_MAX_REPORTS = 50;
+const DIGEST_MAX_REPORTS = 50;
 
 /** "Blocked (furthest stage: Navigate checkout)": a report's outcome and stage, as its page says them. */
-export function reportResult(outcome: OutcomeKey, stage: StageKey | null): string {
+function reportResult(outcome: OutcomeKey, stage: StageKey | null): string {
   return stage ? `${OUTCOME_LABELS[outcome]} (furthest stage: ${STAGE_LABELS[stage]})` : OUTCOME_LABELS[outcome];
 }
 

@@ -62,7 +62,7 @@ export async function pendingCorrections(ctx: Pick<ChangeContext, 'prisma'>, lim
   });
 }
 
-export interface ProposedCorrection {
+interface ProposedCorrection {
   name?: string;
   website?: string;
   category?: string;

@@ -58,7 +58,7 @@ export interface Instructions {
 
 export const proofValue = (token: string) => `${PROOF_NAME}=${token}`;
 
-export function sharedHostReason(target: Pick<ClaimTarget, 'host' | 'pageUrl'>): string {
+function sharedHostReason(target: Pick<ClaimTarget, 'host' | 'pageUrl'>): string {
   return `The website ${target.pageUrl} is a path on ${target.host}, a host others share: a DNS record or a file would prove the whole host, so only the meta tag on your own page can prove it.`;
 }
 
@@ -89,7 +89,7 @@ export function targetOf(website: string): { host: string; pageUrl: string; shar
   return { host: url.hostname.toLowerCase(), pageUrl: url.toString(), sharedHost };
 }
 
-export type CheckOutcome = 'verified' | 'failed' | 'pending';
+type CheckOutcome = 'verified' | 'failed' | 'pending';
 
 export interface MethodCheck {
   method: ClaimMethodKey;
@@ -107,7 +107,7 @@ const failed = (method: ClaimMethodKey, reason: CheckReason, detail: string): Me
 });
 
 /** The attributes of every <meta> tag of an HTML text (names lower-cased). */
-export function metaTags(html: string): Array<Record<string, string>> {
+function metaTags(html: string): Array<Record<string, string>> {
   const tags: Array<Record<string, string>> = [];
   for (const [tag] of html.matchAll(/<meta\b[^>]*>/gi)) {
     const attributes: Record<string, string> = {};

@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 
 /** Distinct queries kept per version; a new version empties the cache. */
-export const QUERY_CACHE_ENTRIES = 2_000;
+const QUERY_CACHE_ENTRIES = 2_000;
 
 /** Counts the rows of one `SELECT count(*)::int AS n ...` query. */
 export type Counter = (query: Prisma.Sql) => Promise<number>;
@@ -33,7 +33,7 @@ export async function directoryVersion(prisma: PrismaClient): Promise<bigint> {
 export const uncachedQuery = (prisma: PrismaClient): CachedQuery => (query) => prisma.$queryRaw(query);
 
 /** Counts with `query`'s cache: `SELECT count(*)::int AS n ...`. */
-export const counterOf = (query: CachedQuery): Counter => async (sql) =>
+const counterOf = (query: CachedQuery): Counter => async (sql) =>
   (await query<{ n: number }>(sql))[0]?.n ?? 0;
 
 export const uncachedCounter = (prisma: PrismaClient): Counter => counterOf(uncachedQuery(prisma));

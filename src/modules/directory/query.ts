@@ -20,7 +20,7 @@ export const slugParam = z.string().min(1).max(100).regex(SLUG_PATTERN, 'must be
 export const uuidParam = z.string().regex(UUID_PATTERN, 'must be an id (a UUID)').transform((s) => s.toLowerCase());
 
 /** Which reports statuses and lists count (issue 37): the independent ones (default), or all, self-reported ones included. */
-export const INDEPENDENT_VALUES = ['only', 'all'] as const;
+const INDEPENDENT_VALUES = ['only', 'all'] as const;
 export type Independent = (typeof INDEPENDENT_VALUES)[number];
 
 export const independentParam = z

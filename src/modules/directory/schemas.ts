@@ -27,7 +27,7 @@ const url = z.url();
 /** A merchant's site: an http(s) address as moderators entered it (not re-encoded, so not always a strict URI). */
 export const Website = z.string().describe("The merchant's http(s) address.");
 
-export const Task = z.enum(TASKS).meta({ id: 'Task', description: 'Task key, in the spec\'s order.' });
+const Task = z.enum(TASKS).meta({ id: 'Task', description: 'Task key, in the spec\'s order.' });
 export const Outcome = z.enum(OUTCOMES).meta({ id: 'Outcome' });
 export const Stage = z.enum(STAGES).meta({ id: 'Stage', description: 'Furthest stage reached.' });
 export const FailureReason = z.enum(FAILURE_REASONS).meta({ id: 'FailureReason' });
@@ -76,7 +76,7 @@ export const TaskCapability = z
   })
   .meta({ id: 'TaskCapability' });
 
-export const Trend = z
+const Trend = z
   .object({
     windowDays: z.int().min(1),
     reportCount: z.int().min(0).describe('Reports in the window (by test date, or report date without one).'),
@@ -176,7 +176,7 @@ export const Verdict = z
   });
 
 /** A verified claim as readers see it: how, and when. The claimant, token and checks stay private. */
-export const Claimed = z
+const Claimed = z
   .object({
     verified: z.literal(true),
     method: z.enum(['dns', 'file', 'meta']).describe('How control of the website was proved: a DNS TXT record, a file under /.well-known/, or a meta tag.'),
@@ -184,11 +184,11 @@ export const Claimed = z
   })
   .meta({ id: 'Claimed' });
 
-export const AgentRef = z
+const AgentRef = z
   .object({ id: z.uuid(), slug: z.string(), name: z.string(), vendor: z.string(), url })
   .meta({ id: 'AgentRef' });
 
-export const EvidenceSources = z
+const EvidenceSources = z
   .object({
     independent: z.int().min(0).describe('Approved reports by people with no verified claim on the shop or the agent: what statuses, reach, scores and the verdict count by default.'),
     selfReported: z.int().min(0).describe('Approved reports by a verified owner of the shop or vendor of the agent; independent + selfReported = all approved reports.'),
@@ -203,7 +203,7 @@ const VersionSeen = z.object({
   lastSeenOn: isoDate.describe('The newest test date naming it (else its report date).'),
 });
 
-export const Regression = z
+const Regression = z
   .object({
     task: Task,
     workedUpTo: z.string().describe('The newest version seen working at the task within the window.'),
@@ -217,7 +217,7 @@ export const Regression = z
   })
   .meta({ id: 'Regression', description: 'A newer agent version fails a task that an older version passed, within the regression window (see /how-it-works#versions).' });
 
-export const AgentVersions = z
+const AgentVersions = z
   .object({
     seen: z.array(VersionSeen).max(20).describe('Versions named by the reports, most recently seen first.'),
     tasks: z
@@ -227,7 +227,7 @@ export const AgentVersions = z
   })
   .meta({ id: 'AgentVersions', description: 'Agent versions at this merchant (semantic versions compared as such, other strings as text; see /how-it-works#versions).' });
 
-export const AgentSummary = z
+const AgentSummary = z
   .object({
     agent: AgentRef,
     independent: z.enum(['only', 'all']).describe('Which reports this summary counts: only the independent ones (the default), or all, self-reported ones included (independent=all).'),
@@ -343,7 +343,7 @@ export const CompactMerchant = Merchant.pick({
 export const CompactMerchantList = ListEnvelope(CompactMerchant, 'CompactMerchantList');
 export const MerchantDetail = z.object({ data: Merchant, ...Notice }).meta({ id: 'MerchantDetail' });
 
-export const Category = z
+const Category = z
   .object({ name: z.string(), slug: z.string(), url, merchantsUrl: url, merchantCount: z.int().min(0) })
   .meta({ id: 'Category' });
 export const CategoryList = ListEnvelope(Category, 'CategoryList');
@@ -363,7 +363,7 @@ export const VendorFields = {
 };
 export const AgentList = ListEnvelope(Agent, 'AgentList');
 
-export const PublicReport = z
+const PublicReport = z
   .object({
     id: z.uuid(),
     url,

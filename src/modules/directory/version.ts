@@ -17,12 +17,12 @@
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
 
-export const VERSION_CHANNEL = 'directory_version';
+const VERSION_CHANNEL = 'directory_version';
 /** How the listening connection names itself (pg_stat_activity.application_name). */
 export const LISTENER_APPLICATION_NAME = 'acd-directory-version';
 
 /** What one version changed. */
-export type ChangeScope =
+type ChangeScope =
   /** Anything may have changed. */
   | { readonly all: true }
   /** Only these merchants' public rows (their summaries, sponsorship, owner statement); empty: nothing public. */

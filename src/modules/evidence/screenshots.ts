@@ -7,8 +7,7 @@ import path from 'node:path';
 
 export const MAX_SCREENSHOTS = 3;
 export const MAX_SCREENSHOT_BYTES = 5 * 1024 * 1024;
-export const SCREENSHOT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
-export type ScreenshotType = (typeof SCREENSHOT_TYPES)[number];
+export type ScreenshotType = 'image/png' | 'image/jpeg' | 'image/webp';
 
 export const evidenceDir = (dataDir: string) => path.join(dataDir, 'evidence');
 /** Where the multipart parser streams uploads while their request runs (web/middleware/uploads.ts). */
@@ -37,7 +36,7 @@ export async function sweepAbandonedUploads(dataDir: string, now = Date.now()): 
 }
 
 /** The image type that the bytes are, whatever the file is called. */
-export function sniffImageType(bytes: Buffer): ScreenshotType | null {
+function sniffImageType(bytes: Buffer): ScreenshotType | null {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';

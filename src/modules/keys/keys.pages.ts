@@ -27,7 +27,7 @@ export const KEYS_PAGE_PATH = '/profile/agents';
 // The key to reveal travels sealed: the session (stored in PostgreSQL) holds it encrypted
 // with a one-time secret that only the browser holds, in a short-lived cookie scoped to this
 // page. So the raw key is never written to the database, even between the POST and the GET.
-export const REVEAL_COOKIE = 'acd.reveal';
+const REVEAL_COOKIE = 'acd.reveal';
 const REVEAL_MAX_AGE_MS = 10 * 60_000;
 
 function seal(plaintext: string): { sealed: string; secret: string } {

@@ -97,7 +97,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyAuthRow
 }
 
 /** A key's last use is written at most once per this interval. */
-export const TOUCH_INTERVAL_SECONDS = 60;
+const TOUCH_INTERVAL_SECONDS = 60;
 
 /**
  * Records a use at most once per TOUCH_INTERVAL_SECONDS: no write at all while last_used_at

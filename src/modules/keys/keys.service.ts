@@ -26,17 +26,17 @@ export const DISPLAY_PREFIX_LENGTH = 12;
 /** Random bytes behind a key (43 base64url characters). */
 export const KEY_RANDOM_BYTES = 32;
 /** A well-formed key; anything else is unknown without a database lookup. */
-export const KEY_PATTERN = /^acd_[A-Za-z0-9_-]{43}$/;
+const KEY_PATTERN = /^acd_[A-Za-z0-9_-]{43}$/;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
-export function generateKey(): string {
+function generateKey(): string {
   return KEY_PREFIX + randomBytes(KEY_RANDOM_BYTES).toString('base64url');
 }
 
-export const keyExpiry = (createdAt: Date): Date => new Date(createdAt.getTime() + KEY_LIFETIME_DAYS * DAY_MS);
+const keyExpiry = (createdAt: Date): Date => new Date(createdAt.getTime() + KEY_LIFETIME_DAYS * DAY_MS);
 
 export interface IssuedKey {
   /** The whole key: returned once, never stored. */
@@ -135,9 +135,9 @@ export async function replaceKey(
   });
 }
 
-export type KeyState = 'active' | 'expired' | 'revoked';
+type KeyState = 'active' | 'expired' | 'revoked';
 
-export const keyState = (key: { revokedAt: Date | null; expiresAt: Date }, now: Date): KeyState =>
+const keyState = (key: { revokedAt: Date | null; expiresAt: Date }, now: Date): KeyState =>
   key.revokedAt ? 'revoked' : key.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
 
 export interface KeyListItem {
@@ -169,7 +169,7 @@ export async function listKeys(prisma: PrismaClient, accountId: string, now: Dat
 
 export type KeyRejection = 'unknown' | 'revoked' | 'expired' | 'agent-inactive';
 
-export interface AuthenticatedKey {
+interface AuthenticatedKey {
   keyId: string;
   accountId: string;
   agentId: string;

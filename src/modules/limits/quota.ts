@@ -18,7 +18,7 @@ export interface Quota {
   usage(key: string): Promise<LimitUsage>;
 }
 
-export function createQuota(options: {
+function createQuota(options: {
   pool: pg.Pool;
   clock: Clock;
   name: string;

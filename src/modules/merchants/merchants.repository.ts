@@ -8,7 +8,7 @@ import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import { escapeLike } from '../../db/like.js';
 
-export type MerchantSort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
+type MerchantSort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
 
 export interface MerchantSearch {
   q?: string;

@@ -4,7 +4,7 @@ import { independentParam, intParam, pageParam, slugParam } from '../directory/q
 import { storable } from '../../text.js';
 
 export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating', 'reach'] as const;
-export const MERCHANT_VIEWS = ['standard', 'compact'] as const;
+const MERCHANT_VIEWS = ['standard', 'compact'] as const;
 
 const LADDER = FUNNEL_TASKS.join(', ');
 const STATUS_LIST = new RegExp(`^(${CAPABILITY_STATUSES.join('|')})(,(${CAPABILITY_STATUSES.join('|')}))*$`);

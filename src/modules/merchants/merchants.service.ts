@@ -45,20 +45,17 @@ export const OWNER_STATEMENT_ATTRIBUTION =
 export const claimPublic = (method: 'DNS' | 'FILE' | 'META' | null, verifiedAt: Date | null) =>
   method && verifiedAt ? { verified: true as const, method: method.toLowerCase() as 'dns' | 'file' | 'meta', verifiedAt: isoDate(verifiedAt) } : null;
 
-/**
- * How much of each per-agent summary a response carries:
- * - detail: everything (the merchant's own URL);
- * - list: every field too, but each task lists only its newest observation and evidence
- *   reference (the detail has up to five): the repeated blocks are most of a list's weight;
- * - compact (`view=compact`): status and confidence per agent and task, for clients that only
- *   need to know where an agent gets through.
- */
-export type SummaryShape = 'detail' | 'list' | 'compact';
+// How much of each per-agent summary a response carries:
+// - detail: everything (the merchant's own URL);
+// - list: every field too, but each task lists only its newest observation and evidence
+//   reference (the detail has up to five): the repeated blocks are most of a list's weight;
+// - compact (`view=compact`): status and confidence per agent and task, for clients that only
+//   need to know where an agent gets through.
 
 const isoDate = (date: Date) => date.toISOString().slice(0, 10);
 
 /** Items of a capability's observation and evidence lists in a list response. */
-export const LIST_ITEMS_PER_TASK = 1;
+const LIST_ITEMS_PER_TASK = 1;
 
 const roundRating = (rating: number) => Math.round(rating * 10_000) / 10_000;
 
@@ -87,7 +84,7 @@ const NO_VERSIONS: VersionFacts = { seen: [], tasks: {}, regressions: [] };
  * of them (independent=all), which differs only where some are self-reported; and the two
  * counts side by side.
  */
-export function summaryFor(stored: StoredSummaryDocument, independent: Independent = 'only') {
+function summaryFor(stored: StoredSummaryDocument, independent: Independent = 'only') {
   const summary = independent === 'all' && stored.withSelfReported ? stored.withSelfReported : stored;
   const sources: EvidenceSources = stored.sources ?? { independent: stored.counts.total, selfReported: 0, byOwner: 0, byVendor: 0 };
   return { summary, sources, versions: summary.versions ?? NO_VERSIONS };

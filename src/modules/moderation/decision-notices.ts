@@ -21,9 +21,9 @@ type Db = PrismaClient | Prisma.TransactionClient;
 const MY_REPORTS_PATH = '/profile/reports';
 
 /** How often a running service looks for notices due for a retry (or queued by the CLI). */
-export const RETRY_PASS_MS = 15_000;
+const RETRY_PASS_MS = 15_000;
 /** Attempts before a notice is given up on: waits of 30 s doubling to at most an hour, about a day in all. */
-export const MAX_ATTEMPTS = 30;
+const MAX_ATTEMPTS = 30;
 /** The wait after the n-th failed attempt. */
 export const retryDelayMs = (attempts: number) => Math.min(3_600_000, 30_000 * 2 ** Math.max(0, attempts - 1));
 /** A claimed notice is another sender's again after this (its sender died mid-send). */
@@ -74,7 +74,7 @@ export async function decisionNoticesSent(prisma: PrismaClient): Promise<void> {
 }
 
 /** The notice for one decision, or null when the author turned notices off (or the report is gone). */
-export async function decisionNoticeFor(db: Db, baseUrl: string, decided: DecidedReport): Promise<{ to: string; notice: DecisionNotice } | null> {
+async function decisionNoticeFor(db: Db, baseUrl: string, decided: DecidedReport): Promise<{ to: string; notice: DecisionNotice } | null> {
   const report = await db.report.findUnique({
     where: { id: decided.reportId },
     select: {
@@ -154,7 +154,7 @@ function failureOf(error: unknown): string {
  * Sends every notice due now (at `deps.clock`'s time), a batch at a time: each sent one is
  * deleted; each refused one waits retryDelayMs(attempts) and is given up after MAX_ATTEMPTS.
  */
-export async function deliverDueNotices(prisma: PrismaClient, deps: DecisionNoticeDeps): Promise<{ sent: number; failed: number }> {
+async function deliverDueNotices(prisma: PrismaClient, deps: DecisionNoticeDeps): Promise<{ sent: number; failed: number }> {
   let sent = 0;
   let failed = 0;
   for (;;) {

@@ -294,7 +294,7 @@ export async function withdrawReport(prisma: PrismaClient, input: WithdrawInput)
 export const BULK_APPROVE_MAX = 100;
 
 /** One selected report and the revision the moderator saw it at (required: a person decides). */
-export interface BulkSelection {
+interface BulkSelection {
   reportId: string;
   revision: Date;
 }

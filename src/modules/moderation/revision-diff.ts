@@ -64,7 +64,7 @@ const label = (labels: Readonly<Record<string, string>>, v: unknown): string =>
 const day = (v: unknown): string => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'string' && v ? v.slice(0, 10) : NONE);
 
 /** A version's fields as the report page words them, in the page's order. */
-export function displayFields(c: VersionContent): Array<{ key: string; label: string; value: string }> {
+function displayFields(c: VersionContent): Array<{ key: string; label: string; value: string }> {
   const results = (c.capabilityResults && typeof c.capabilityResults === 'object' ? c.capabilityResults : {}) as Record<string, unknown>;
   return [
     ...TASKS.map((t) => ({

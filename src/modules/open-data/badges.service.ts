@@ -45,13 +45,13 @@ export const BADGE_COLOURS: Readonly<Record<VerdictColour, string>> = {
 // a name holding one made the whole badge ill-formed. Every text goes in as one printableLine.
 
 /** The badge's title: who, where, the verdict's sentence, its evidence and confidence. */
-export function badgeTitle(agentName: string, merchantName: string, verdict: Verdict): string {
+function badgeTitle(agentName: string, merchantName: string, verdict: Verdict): string {
   const sure = verdict.evidence.reports > 0 ? `, ${CONFIDENCE_LABELS[verdict.confidence].toLowerCase()}` : '';
   return `${agentName} at ${merchantName}: ${verdict.sentence} (${verdict.evidenceText}${sure})`;
 }
 
 /** Widest badge, in pixels: it must sit in a line of a README. */
-export const BADGE_MAX_WIDTH = 200;
+const BADGE_MAX_WIDTH = 200;
 
 const widthOf = (svg: string) => Number(/^<svg [^>]*width="(\d+)"/.exec(svg)?.[1] ?? 0);
 
@@ -67,7 +67,7 @@ function fittedBadge(agentName: string, message: string, color: string): string 
 }
 
 /** The verdict's badge: "agent | checkout ✓", hatched when low confidence, the sentence as its title. */
-export function verdictBadge(agentName: string, merchantName: string, verdict: Verdict): string {
+function verdictBadge(agentName: string, merchantName: string, verdict: Verdict): string {
   const title = ejs.escapeXML(printableLine(badgeTitle(agentName, merchantName, verdict)));
   let svg = fittedBadge(agentName, `${verdict.short} ${verdict.symbol}`, BADGE_COLOURS[verdict.colour]);
   svg = svg.replace(/aria-label="[^"]*"/, `aria-label="${title}"`).replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`);

@@ -6,7 +6,7 @@ import { FUNNEL_TASKS } from '../aggregation/constants.js';
 import { DISCLAIMER, methodologyUrl, type Links } from '../directory/notice.js';
 import { DATA_LICENCE } from './licence.js';
 
-export function documents({ baseUrl }: Links) {
+function documents({ baseUrl }: Links) {
   return {
     agentGuide: `${baseUrl}/agent-guide`,
     openApi: `${baseUrl}/api/v1/openapi.json`,

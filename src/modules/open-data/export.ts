@@ -32,7 +32,7 @@ const DUMP_NAME = /^directory-(\d{4}-\d{2}-\d{2})\.ndjson\.gz$/;
 export const KEPT_DUMPS = 7;
 
 export const dumpsDir = (dataDir: string) => path.join(dataDir, 'exports');
-export const dumpName = (now: Date) => `directory-${now.toISOString().slice(0, 10)}.ndjson.gz`;
+const dumpName = (now: Date) => `directory-${now.toISOString().slice(0, 10)}.ndjson.gz`;
 /** Beside each dump, its SHA-256 in `sha256sum` format (`<hex>  <name>`), written with it. */
 const checksumName = (name: string) => `${name}.sha256`;
 

@@ -20,7 +20,7 @@ import { DATA_LICENCE } from './licence.js';
 import { SLUG_PATTERN } from '../../text.js';
 
 /** Entries per feed: the newest of both kinds together. */
-export const FEED_ENTRIES = 50;
+const FEED_ENTRIES = 50;
 
 export type FeedScope = { kind: 'site' } | { kind: 'merchant' | 'agent' | 'category'; slug: string };
 

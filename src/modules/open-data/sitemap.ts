@@ -11,7 +11,7 @@ import { uncachedQuery } from '../directory/counts.js';
 import { publicMerchantPage, searchMerchants } from '../merchants/merchants.repository.js';
 
 /** The protocol's limit of URLs in one sitemap (sitemaps.org). */
-export const SITEMAP_PAGE_SIZE = 50_000;
+const SITEMAP_PAGE_SIZE = 50_000;
 
 /** Pages every visitor can read that are not rows of the directory. */
 const FIXED_PATHS = ['/', '/how-it-works', '/agent-guide', '/agent-guide/reference', '/data'] as const;

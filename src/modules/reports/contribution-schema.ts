@@ -12,7 +12,7 @@ export const CONTRIBUTION_SCHEMA_PATH = '/api/v1/contribution-schema';
 export const MAX_BODY_BYTES = 16_384;
 export const QUEUE_LIMIT = { min: 1, max: 50, default: 20 } as const;
 export const RETEST_AFTER_DAYS = { min: 7, max: 365 } as const;
-export const EMPTY_QUEUE_WAIT_MINUTES = 60;
+const EMPTY_QUEUE_WAIT_MINUTES = 60;
 /** The dry run of POST /api/v1/reports. */
 export const VALIDATE_PATH = '/api/v1/reports/validate';
 

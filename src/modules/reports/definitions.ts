@@ -26,7 +26,7 @@ import {
 } from '../aggregation/constants.js';
 
 /** One key's meaning: a one-sentence definition, and an example of a run where it applies. */
-export interface KeyDefinition {
+interface KeyDefinition {
   definition: string;
   example?: string;
 }
@@ -37,7 +37,7 @@ export interface DefinedKey<K extends string = string> extends KeyDefinition {
   label: string;
 }
 
-export const TASK_DEFINITIONS: Readonly<Record<TaskKey, KeyDefinition>> = {
+const TASK_DEFINITIONS: Readonly<Record<TaskKey, KeyDefinition>> = {
   ACCESS: {
     definition: "The agent opens the merchant's website and gets usable pages, not a block page, a check it cannot pass or an error.",
     example: 'BLOCKED: the home page answers "Access denied: automated traffic" (stage ACCESS, failureReason EXPLICIT_BLOCK).',
@@ -72,7 +72,7 @@ export const TASK_DEFINITIONS: Readonly<Record<TaskKey, KeyDefinition>> = {
   },
 };
 
-export const OUTCOME_DEFINITIONS: Readonly<Record<OutcomeKey, KeyDefinition>> = {
+const OUTCOME_DEFINITIONS: Readonly<Record<OutcomeKey, KeyDefinition>> = {
   WORKS: { definition: 'The agent completed the task.' },
   PARTIAL: {
     definition:
@@ -93,7 +93,7 @@ export const OUTCOME_DEFINITIONS: Readonly<Record<OutcomeKey, KeyDefinition>> = 
   },
 };
 
-export const STAGE_DEFINITIONS: Readonly<Record<StageKey, KeyDefinition>> = {
+const STAGE_DEFINITIONS: Readonly<Record<StageKey, KeyDefinition>> = {
   ACCESS: { definition: 'Opening the website: a run whose stage is ACCESS never got past the first page.' },
   BROWSE: { definition: 'Searching or browsing the catalogue.' },
   DETAILS: { definition: 'A product or service page.' },
@@ -107,7 +107,7 @@ export const STAGE_DEFINITIONS: Readonly<Record<StageKey, KeyDefinition>> = {
   PURCHASE: { definition: 'The order was placed and the merchant confirmed it: a completed purchase.' },
 };
 
-export const FAILURE_REASON_DEFINITIONS: Readonly<Record<FailureReasonKey, KeyDefinition>> = {
+const FAILURE_REASON_DEFINITIONS: Readonly<Record<FailureReasonKey, KeyDefinition>> = {
   NONE: { definition: 'Nothing failed: every attempted task worked, in a run stopped on purpose too; leaving failureReason out says the same.' },
   EXPLICIT_BLOCK: {
     definition: 'The site refused automated use outright: a block page, an "access denied" for bots, or terms enforced against agents.',
@@ -135,10 +135,10 @@ export const FAILURE_REASON_DEFINITIONS: Readonly<Record<FailureReasonKey, KeyDe
 const defined = <K extends string>(keys: readonly K[], labels: Readonly<Record<K, string>>, definitions: Readonly<Record<K, KeyDefinition>>): DefinedKey<K>[] =>
   keys.map((key) => ({ key, label: labels[key], ...definitions[key] }));
 
-export const DEFINED_TASKS = defined(TASKS, TASK_LABELS, TASK_DEFINITIONS);
-export const DEFINED_OUTCOMES = defined(OUTCOMES, OUTCOME_LABELS, OUTCOME_DEFINITIONS);
-export const DEFINED_STAGES = defined(STAGES, STAGE_LABELS, STAGE_DEFINITIONS);
-export const DEFINED_FAILURE_REASONS = defined(FAILURE_REASONS, FAILURE_REASON_LABELS, FAILURE_REASON_DEFINITIONS);
+const DEFINED_TASKS = defined(TASKS, TASK_LABELS, TASK_DEFINITIONS);
+const DEFINED_OUTCOMES = defined(OUTCOMES, OUTCOME_LABELS, OUTCOME_DEFINITIONS);
+const DEFINED_STAGES = defined(STAGES, STAGE_LABELS, STAGE_DEFINITIONS);
+const DEFINED_FAILURE_REASONS = defined(FAILURE_REASONS, FAILURE_REASON_LABELS, FAILURE_REASON_DEFINITIONS);
 
 const REASONS_IN_ORDER = FAILURE_REASONS.filter((r) => r !== 'NONE').join(', ');
 const completedFrom = (task: TaskKey) => `${task} from ${TASK_COMPLETED_FROM_STAGE[task]}`;

@@ -8,7 +8,7 @@ import { REGION_MESSAGE } from './regions.js';
 import { EARLIEST_TEST_DATE, EXPERIENCE_MAX_LENGTH } from './submission.schema.js';
 
 /** The form's fields in page order, with the words the summary uses for them. */
-export const FORM_FIELDS: ReadonlyArray<{ name: string; id: string; label: string }> = [
+const FORM_FIELDS: ReadonlyArray<{ name: string; id: string; label: string }> = [
   { name: 'q', id: 'q', label: 'Find the merchant' },
   { name: 'adId', id: 'adId', label: 'Merchant' },
   { name: 'agentId', id: 'agentId', label: 'Agent' },

@@ -70,7 +70,7 @@ export const PENDING_LIMITS: Readonly<PendingLimits> = Object.freeze({
   totalBytes: 1024 * 1024 * 1024,
 });
 
-export const PENDING_LIFETIME_MS = 24 * 3600_000;
+const PENDING_LIFETIME_MS = 24 * 3600_000;
 export const pendingDir = (dataDir: string) => path.join(dataDir, 'evidence-pending');
 const locksDir = (dataDir: string) => path.join(pendingDir(dataDir), '.locks');
 

@@ -27,7 +27,7 @@ export interface ReplacementDeps {
 }
 
 /** Screenshots a replacement adds or removes, written in its transaction. */
-export interface EvidenceChange {
+interface EvidenceChange {
   changed: boolean;
   apply(tx: Tx, reportId: string): Promise<void>;
 }
@@ -43,7 +43,7 @@ export interface ReplacementResult {
 }
 
 /** A replacement named a version that is not the report's current one. */
-export const staleVersion = (updatedAt: Date, note = '') =>
+const staleVersion = (updatedAt: Date, note = '') =>
   new Refusal({
     kind: 'conflict',
     code: 'stale-version',

@@ -69,7 +69,7 @@ export const editPath = (id: string) => `/reports/${id}/edit`;
 const TEXT_FIELDS = ['experience', 'testedAt', 'agentVersion', 'region', 'task'] as const;
 
 /** The form's fields as a submission body (empty choices mean "not given"). */
-export function bodyFromForm(form: FormValues): Record<string, unknown> {
+function bodyFromForm(form: FormValues): Record<string, unknown> {
   const capabilityResults: Record<string, string> = {};
   for (const task of TASKS) {
     const value = form[`task_${task}`];
@@ -89,7 +89,7 @@ export function bodyFromForm(form: FormValues): Record<string, unknown> {
 }
 
 /** A stored report as the form's fields (the edit form's starting point). */
-export function formFromReport(report: { content: OwnReportDetail['content'] }): FormValues {
+function formFromReport(report: { content: OwnReportDetail['content'] }): FormValues {
   const c = report.content;
   const values: FormValues = {};
   for (const task of TASKS) if (c.capabilityResults[task]) values[`task_${task}`] = c.capabilityResults[task]!;

@@ -26,7 +26,7 @@ const known = (field: ReturnType<typeof text>) =>
 export const EARLIEST_TEST_DATE = '2000-01-01';
 
 /** A real calendar date written YYYY-MM-DD. Whether it lies in the future is checked against the clock. */
-export const calendarDate = z
+const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
   .refine((value) => {

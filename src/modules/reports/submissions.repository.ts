@@ -58,7 +58,7 @@ export const toOwnReport = (r: Selected): OwnReportRow => ({
   },
 });
 
-export function contentColumns(content: ReportContent) {
+function contentColumns(content: ReportContent) {
   return {
     capabilityResults: content.capabilityResults,
     outcome: content.outcome,

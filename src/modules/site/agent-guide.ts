@@ -72,7 +72,7 @@ const ISSUE_37_GUIDE_BLOCK = [
 ].join('\n');
 
 /** Bounded exponential backoff for transient failures, printed in the guide. */
-export const BACKOFF = { firstSeconds: 2, factor: 2, maxSeconds: 300, maxAttempts: 6 } as const;
+const BACKOFF = { firstSeconds: 2, factor: 2, maxSeconds: 300, maxAttempts: 6 } as const;
 
 /**
  * One line per MCP tool of src/mcp/tools.ts. A tool without a line here is still listed (with
@@ -193,7 +193,7 @@ const MAIN_SECTIONS = ['about', 'quick', 'fields', 'example', 'conduct'] as cons
 const REFERENCE_SECTIONS = ['definitions', 'words', 'keys', 'me', 'submit', 'queue', 'own', 'public', 'reach', 'errors', 'limits', 'mcp', 'owners'] as const;
 const SECTION_ORDER = [...MAIN_SECTIONS, ...REFERENCE_SECTIONS] as const;
 type SectionId = (typeof SECTION_ORDER)[number];
-export const AGENT_GUIDE_REFERENCE_PATH = '/agent-guide/reference';
+const AGENT_GUIDE_REFERENCE_PATH = '/agent-guide/reference';
 const onMain = (id: SectionId) => (MAIN_SECTIONS as readonly string[]).includes(id);
 /** "section 3" (on the main page) or "reference section 5" (on the reference page). */
 const sec = (id: SectionId) =>

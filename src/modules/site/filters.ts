@@ -46,7 +46,7 @@ export const FILTER_LABELS = {
   page: 'Page',
 } as const;
 export type FilterField = keyof typeof FILTER_LABELS;
-export const FILTER_FIELDS = Object.keys(FILTER_LABELS) as FilterField[];
+const FILTER_FIELDS = Object.keys(FILTER_LABELS) as FilterField[];
 
 export interface FilterError {
   field: FilterField | 'form';

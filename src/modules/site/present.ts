@@ -40,7 +40,7 @@ import type { AgentSummaryView, MerchantView } from '../merchants/merchants.serv
 import { formatDate, formatMonth, isoDay } from '../../dates.js';
 import { plural } from '../../text.js';
 
-export { plural };
+;
 
 export const SPONSORED_LABEL = 'Sponsored — advertising, not evidence that the site works';
 
@@ -50,7 +50,7 @@ export const PLACEMENT_LABELS: Readonly<Record<string, string>> = {
   'category-top': 'first among matching results in its category',
 };
 
-export const SPONSORSHIP_SOURCE_LABELS: Readonly<Record<'subscription' | 'publisher_owned', string>> = {
+const SPONSORSHIP_SOURCE_LABELS: Readonly<Record<'subscription' | 'publisher_owned', string>> = {
   subscription: 'Paid sponsorship',
   publisher_owned: "Promotion of a site owned by the directory's publisher, shown with the owner's authorization",
 };
@@ -66,10 +66,10 @@ export function listOf(items: readonly string[]): string {
 // Confidence, in words a person understands. The exact rules stay on /how-it-works below them.
 
 /** The one page address that defines confidence; every badge links here. */
-export const CONFIDENCE_HREF = '/how-it-works#confidence';
+const CONFIDENCE_HREF = '/how-it-works#confidence';
 
 /** A verdict's confidence in words ("medium confidence"). */
-export const confidenceWords = (confidence: Confidence) => CONFIDENCE_LABELS[confidence].toLowerCase();
+const confidenceWords = (confidence: Confidence) => CONFIDENCE_LABELS[confidence].toLowerCase();
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 
@@ -95,7 +95,7 @@ export function confidenceInWords(): { intro: string; levels: Array<{ confidence
   };
 }
 
-export interface EvidenceEntry {
+interface EvidenceEntry {
   reportId: string;
   href: string;
   /** From the capability's recent observations; absent for an older evidence reference. */
@@ -104,7 +104,7 @@ export interface EvidenceEntry {
   observedAt: string | null;
 }
 
-export interface CellView {
+interface CellView {
   task: TaskKey;
   taskLabel: string;
   status: CapabilityStatus;
@@ -192,7 +192,7 @@ export function matrixRows(merchant: MerchantView, reportHref: (reportId: string
 }
 
 /** The ladder's steps for the "gets at least through" choosers, nearest first. */
-export const REACH_CHOICES: ReadonlyArray<{ task: FunnelTaskKey; words: string }> = FUNNEL_TASKS.map((task) => ({ task, words: REACH_STEP_WORDS[task] }));
+const REACH_CHOICES: ReadonlyArray<{ task: FunnelTaskKey; words: string }> = FUNNEL_TASKS.map((task) => ({ task, words: REACH_STEP_WORDS[task] }));
 
 /**
  * "At least as far as checkout": a count's caption, for the merchants where the agent gets
@@ -201,7 +201,7 @@ export const REACH_CHOICES: ReadonlyArray<{ task: FunnelTaskKey; words: string }
 export const reachCountLabel = (task: FunnelTaskKey) => `At least as far as ${task === 'PURCHASE' ? 'a purchase' : REACH_STEP_WORDS[task]}`;
 
 /** The task-status filter's choices: sets of statuses, in words, as the form offers them. */
-export const TASK_STATUS_CHOICES: ReadonlyArray<{ value: string; words: string }> = [
+const TASK_STATUS_CHOICES: ReadonlyArray<{ value: string; words: string }> = [
   { value: 'supported', words: 'works' },
   { value: 'supported,partial', words: 'works or partly works' },
   { value: 'partial', words: 'only partly works' },

@@ -71,7 +71,7 @@ export interface SitePagesDeps {
   mcp: McpFacts;
 }
 
-export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], string>> = {
+const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], string>> = {
   recent: 'Most recently reported',
   popular: 'Most reports',
   name: 'Name',
@@ -82,7 +82,7 @@ export const SORT_LABELS: Readonly<Record<(typeof MERCHANT_SORTS)[number], strin
 /** How a verified claim was proved, after "verified by". */
 
 /** Days counted as "recent" in an agent page's overview. */
-export const AGENT_OVERVIEW_DAYS = 30;
+const AGENT_OVERVIEW_DAYS = 30;
 
 /** The filters that narrow the results (search text, sort and page do not). */
 const NARROWING: readonly FilterField[] = ['category', 'agent', 'reaches', 'task', 'taskStatus', 'minConfidence', 'outcome', 'stage', 'region', 'days', 'minReports'];

@@ -54,4 +54,4 @@ export const requireSignedInForm =
     redirectToSignIn(res, returnTo);
   };
 
-export type { AccountRow };
+;

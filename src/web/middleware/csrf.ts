@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { HttpProblem } from '../problem.js';
 import { ANONYMOUS_SESSION_MAX_AGE_MS } from './session.js';
 
-export const CSRF_FIELD = '_csrf';
+const CSRF_FIELD = '_csrf';
 
 /**
  * Makes the session's token available to templates as `csrfToken()`. A function, not a value:

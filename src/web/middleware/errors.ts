@@ -45,7 +45,7 @@ function fromKnownError(error: BodyParserError): ProblemInit | undefined {
 }
 
 /** Seconds a client should wait before retrying while the database is unavailable. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export interface ClassifiedError {
   problem: ProblemInit;

@@ -7,7 +7,7 @@ import { KEY_PARAMETER_NAMES, KEY_PREFIX } from '../../modules/keys/keys.service
 import { HttpProblem } from '../problem.js';
 
 /** The names of query parameters that look like they carry a key (never their values). */
-export function keyLikeParameters(originalUrl: string): string[] {
+function keyLikeParameters(originalUrl: string): string[] {
   const start = originalUrl.indexOf('?');
   if (start === -1) return [];
   const query = originalUrl.slice(start + 1).split('#')[0] ?? '';

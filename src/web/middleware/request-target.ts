@@ -11,7 +11,7 @@ import type { Express } from 'express';
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 /** The origin form of an absolute-form target (`/` for an empty path); other targets unchanged. */
-export function originForm(target: string): string {
+function originForm(target: string): string {
   if (target.charCodeAt(0) === 47 /* "/" */) return target;
   const authority = ABSOLUTE_FORM.exec(target);
   if (!authority) return target;

@@ -78,7 +78,7 @@ const CHANGES_KEPT = 1_024;
  */
 export const STALE_IF_ERROR_SECONDS = 600;
 /** After an outage answer, how long stale answers go out at once before a request tries the database again. */
-export const OUTAGE_RECHECK_MS = 5_000;
+const OUTAGE_RECHECK_MS = 5_000;
 /** Headers of a failed answer that are the request's own and stay on the stale one served instead. */
 const KEPT_ON_FALLBACK = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy']);
 
@@ -165,7 +165,7 @@ const KEY = Symbol('response cache key');
  * answer for one query under another's key. Everything else a cached route reads is in the
  * path (params, the raw path in links) or is the same for every request (see docs/decisions.md).
  */
-export function cacheKey(req: Request): string {
+function cacheKey(req: Request): string {
   const known = (req as Request & { [KEY]?: string })[KEY];
   if (known !== undefined) return known;
   const url = req.originalUrl;
