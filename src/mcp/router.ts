@@ -18,6 +18,7 @@ import type { ToolServices } from './tools.js';
 import { hasBearer } from '../web/middleware/bearer.js';
 import { apiNotFound, problemErrorHandler } from '../web/middleware/errors.js';
 import { refuseKeyInQuery } from '../web/middleware/key-in-query.js';
+import { cacheControl } from '../web/cache-control.js';
 
 export interface McpDeps {
   baseUrl: string;
@@ -33,7 +34,7 @@ export interface McpDeps {
 
 // Answers concern the caller's key (or nobody's) and are never stored by a shared cache.
 const privateResponse: RequestHandler = (_req, res, next) => {
-  res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' });
+  cacheControl(res, 'no-store').set('Vary', 'Authorization');
   next();
 };
 

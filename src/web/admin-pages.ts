@@ -9,6 +9,7 @@ import { authorHandle } from '../modules/moderation/author-handle.js';
 import { UUID_PATTERN } from '../text.js';
 import { redirectToSignIn } from './middleware/auth.js';
 import { HttpProblem } from './problem.js';
+import { cacheControl } from './cache-control.js';
 
 export interface Flash {
   kind: 'ok' | 'error';
@@ -34,7 +35,7 @@ export const MODERATOR_ROLES: ReadonlySet<string> = new Set(['MODERATOR', 'ADMIN
  * site (spec 5 rule 4), and such a request is a bearer request everywhere else too.
  */
 export const requireModerator: RequestHandler = (req, res, next) => {
-  res.set('Cache-Control', 'no-store');
+  cacheControl(res, 'no-store');
   res.set('X-Robots-Tag', 'noindex, nofollow');
   if (req.get('authorization') !== undefined) {
     throw new HttpProblem({

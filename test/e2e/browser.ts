@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Response as PlaywrightResponse } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response as PlaywrightResponse } from 'playwright-core';
 import { freePort } from '../../src/net.js';
 import { outboxDir } from '../../src/mail/mailer.js';
 import type { TestApp } from '../setup/app.js';
@@ -12,18 +12,20 @@ import { createDemoApp } from '../setup/demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
-export const SKIP_MESSAGE = `browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium: apt-get install -y chromium; .ci/run does)`;
+const SKIP_MESSAGE = `browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium: apt-get install -y chromium; .ci/run does)`;
 
 // A skipped file passes, so CI (which exports REQUIRE_BROWSER=1) would go green without
 // having run a browser at all: there, a missing Chromium fails every browser test file.
 if (!HAS_CHROMIUM && process.env.REQUIRE_BROWSER === '1') {
   throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), or unset REQUIRE_BROWSER to skip the browser tests`);
 }
+// Said once by each browser test file (each file loads this module afresh).
+if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
 
 /** Screenshots of the directory, a merchant page and the form (git-ignored). */
 const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/e2e');
 
-export interface LiveApp {
+interface LiveApp {
   t: TestApp;
   baseUrl: string;
   server: Server;
@@ -31,7 +33,7 @@ export interface LiveApp {
 }
 
 /** The demo directory served on a free local port, BASE_URL set to that origin (Origin checks pass). */
-export async function startLiveApp(env: Record<string, string> = {}): Promise<LiveApp> {
+async function startLiveApp(env: Record<string, string> = {}): Promise<LiveApp> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await createDemoApp({ env: { BASE_URL: baseUrl, ...env } });
@@ -52,12 +54,89 @@ export async function startLiveApp(env: Record<string, string> = {}): Promise<Li
   };
 }
 
-export async function launchBrowser(): Promise<Browser> {
+async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
   });
+}
+
+/** A screen to open pages at; a phone's context is also mobile (viewport meta honoured) and touch. */
+export interface Screen {
+  width: number;
+  height: number;
+  phone?: boolean;
+}
+export const DESK = { width: 1280, height: 900 } as const satisfies Screen;
+export const PHONE = { width: 390, height: 844, phone: true } as const satisfies Screen;
+
+/** What a browser suite runs against: the live demo app, Chromium, and the contexts opened in it. */
+export interface BrowserSuite {
+  t: TestApp;
+  baseUrl: string;
+  browser: Browser;
+  /** A new browser context at `screen` (with `options` on top), closed by `close()`. */
+  context(screen: Screen, options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** A watched page (console, page errors, CSP) in a new context of its own at `screen`. */
+  open(screen: Screen): Promise<WatchedPage>;
+  /** The sign-in link of the newest outbox message to `email` (a link to this app). */
+  signInLink(email: string): string;
+  /** Asks for a sign-in link for `email` on /sign-in and follows it from the outbox. */
+  signIn(page: Page, email: string): Promise<void>;
+  /** Closes every context opened through `context`/`open`, then the browser, then the app. */
+  close(): Promise<void>;
+}
+
+/**
+ * The setup the browser suites share (call in beforeAll, `close()` in afterAll): the demo app on
+ * a free local port with `env`, and Debian's Chromium.
+ */
+export async function startBrowserSuite(env: Record<string, string> = {}): Promise<BrowserSuite> {
+  const live = await startLiveApp(env);
+  let browser: Browser;
+  try {
+    browser = await launchBrowser();
+  } catch (error) {
+    await live.close();
+    throw error;
+  }
+  const contexts: BrowserContext[] = [];
+  const signInPattern = new RegExp(`${live.baseUrl.replace(/\./g, '\\.')}/sign-in/verify\\?token=[A-Za-z0-9_-]+`);
+  const suite: BrowserSuite = {
+    t: live.t,
+    baseUrl: live.baseUrl,
+    browser,
+    async context(screen, options = {}) {
+      const phone = screen.phone ?? false;
+      const context = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, isMobile: phone, hasTouch: phone, ...options });
+      contexts.push(context);
+      return context;
+    },
+    async open(screen) {
+      return watchedPage(await suite.context(screen));
+    },
+    signInLink(email) {
+      const mail = outboxMessages(live.t.config.dataDir, email).at(-1);
+      if (!mail) throw new Error(`no sign-in mail to ${email}`);
+      const link = signInPattern.exec(mail);
+      if (!link) throw new Error(`no sign-in link in the mail to ${email}`);
+      return link[0];
+    },
+    async signIn(page, email) {
+      await page.goto(`${live.baseUrl}/sign-in`);
+      await page.getByLabel('E-mail address').fill(email);
+      await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+      await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+      await page.goto(suite.signInLink(email));
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await live.close();
+    },
+  };
+  return suite;
 }
 
 export interface WatchedPage {

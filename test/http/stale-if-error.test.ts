@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { fixedClock } from '../../src/clock.js';
 import { createPool, createPrismaClient } from '../../src/db/client.js';
-import { STALE_IF_ERROR_SECONDS } from '../../src/web/middleware/response-cache.js';
+import { STALE_IF_ERROR_SECONDS } from '../../src/web/cache-control.js';
 import { createLogger } from '../../src/logger.js';
 import { watchDirectoryVersion, type DirectoryVersions } from '../../src/modules/directory/version.js';
 import { issueKey } from '../../src/modules/keys/keys.service.js';

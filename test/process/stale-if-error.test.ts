@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPool, createPrismaClient, ensureDatabaseExists } from '../../src/db/client.js';
-import { STALE_IF_ERROR_SECONDS } from '../../src/web/middleware/response-cache.js';
+import { STALE_IF_ERROR_SECONDS } from '../../src/web/cache-control.js';
 import { issueKey } from '../../src/modules/keys/keys.service.js';
 import { freePort } from '../../src/net.js';
 import { startServerProcess, stopServerProcess, waitForReady, type ServerProcess } from '../setup/server-process.js';

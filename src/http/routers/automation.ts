@@ -21,6 +21,7 @@ import { refuseKeyInQuery } from '../../web/middleware/key-in-query.js';
 import { validateQuery } from '../../web/middleware/validate.js';
 import { appendRateLimitHeaders } from '../../web/problem.js';
 import { cursorLink } from '../../web/links.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
@@ -29,7 +30,7 @@ export interface AutomationRouterDeps extends AutomationDeps {
 }
 
 const privateResponse: RequestHandler = (_req, res, next) => {
-  res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization' });
+  cacheControl(res, 'no-store').set('Vary', 'Authorization');
   next();
 };
 

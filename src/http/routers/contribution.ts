@@ -21,6 +21,7 @@ import { refuseKeyInQuery } from '../../web/middleware/key-in-query.js';
 import { requireSameOrigin } from '../../web/middleware/origin.js';
 import { hasSessionCookie } from '../../web/middleware/session.js';
 import { appendRateLimitHeaders, HttpProblem } from '../../web/problem.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface ContributionDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -34,7 +35,7 @@ export interface ContributionDeps extends SubmissionDeps {
 }
 
 const noStore: RequestHandler = (_req, res, next) => {
-  res.set('Cache-Control', 'no-store');
+  cacheControl(res, 'no-store');
   next();
 };
 

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import type pg from 'pg';
 import { sendProblem } from '../../web/problem.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -10,12 +11,12 @@ export function healthRouter(pool: pg.Pool): Router {
 
   // The process is up and serving HTTP; says nothing about its dependencies.
   router.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+    cacheControl(res, 'no-store').json({ status: 'ok' });
   });
 
   // The database answers; load balancers stop routing here when it does not.
   router.get('/readyz', async (req, res) => {
-    res.set('Cache-Control', 'no-store');
+    cacheControl(res, 'no-store');
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([

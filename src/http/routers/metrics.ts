@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { sendProblem } from '../../web/problem.js';
 import type { AppMetrics } from '../../web/middleware/metrics.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -13,7 +14,7 @@ export function metricsRouter(metrics: AppMetrics, token: string | undefined, be
   const expected = token === undefined ? undefined : digest(token);
 
   router.get('/metrics', ...before, async (req, res) => {
-    res.set('Cache-Control', 'no-store');
+    cacheControl(res, 'no-store');
     if (expected === undefined) {
       sendProblem(res, { status: 404, code: 'not-found', title: 'Not found', detail: 'Nothing exists at this address.' });
       return;

@@ -15,7 +15,8 @@ import { DISCLAIMER } from '../../modules/directory/notice.js';
 import { notFound } from '../../errors.js';
 import { layoutLocals } from '../../web/middleware/layout.js';
 import type { SyncedLimiter } from '../../web/middleware/rate-limit.js';
-import { cacheScope, STALE_IF_ERROR_SECONDS, type ResponseCache } from '../../web/middleware/response-cache.js';
+import { cacheScope, type ResponseCache } from '../../web/middleware/response-cache.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface OpenDataDeps {
   baseUrl: string;
@@ -29,7 +30,7 @@ export interface OpenDataDeps {
 }
 
 const maxAge = (seconds: number): RequestHandler => (_req, res, next) => {
-  res.set('Cache-Control', `public, max-age=${seconds}, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
+  cacheControl(res, { publicSeconds: seconds, staleIfError: true });
   next();
 };
 
@@ -84,11 +85,11 @@ export function openDataRouter(deps: OpenDataDeps): Router {
 
   // Bulk data: the dated dumps and the page that describes them.
   router.get('/data', deps.limiter, layoutLocals, async (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300');
+    cacheControl(res, { publicSeconds: 300 });
     res.render('pages/data', { title: 'Open data', dumps: await listDumps(deps.dataDir), kept: KEPT_DUMPS, types: DUMP_TYPES, licence: DATA_LICENCE, disclaimer: DISCLAIMER });
   });
   const sendDump = (res: Parameters<RequestHandler>[1], name: string) => {
-    res.set({ 'Cache-Control': 'public, max-age=3600', 'Content-Disposition': `attachment; filename="${name}"` });
+    cacheControl(res, { publicSeconds: 3600 }).set('Content-Disposition', `attachment; filename="${name}"`);
     res.type('application/gzip');
     res.sendFile(path.join(dumpsDir(deps.dataDir), name));
   };

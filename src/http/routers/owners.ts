@@ -22,6 +22,7 @@ import { hasBearer } from '../../web/middleware/bearer.js';
 import { parseJson, requireJson, validateBody } from '../../web/middleware/body.js';
 import { requireSameOrigin } from '../../web/middleware/origin.js';
 import { HttpProblem } from '../../web/problem.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface OwnersDeps {
   prisma: PrismaClient;
@@ -35,7 +36,7 @@ export interface OwnersDeps {
 }
 
 const noStore: RequestHandler = (_req, res, next) => {
-  res.set('Cache-Control', 'no-store');
+  cacheControl(res, 'no-store');
   next();
 };
 

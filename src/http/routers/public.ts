@@ -12,13 +12,14 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../../web/middleware/validate.js';
-import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../web/middleware/response-cache.js';
+import { cacheScope, cacheShows } from '../../web/middleware/response-cache.js';
 import { pageLinks } from '../../web/links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
 import type { Config } from '../../config/env.js';
 import type { SyncedLimiter } from '../../web/middleware/rate-limit.js';
 import { contributionSchema } from '../../modules/reports/contribution-schema.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 /** Shared caches may keep public reads this long (seconds). */
 const PUBLIC_MAX_AGE_SECONDS = 60;
@@ -42,7 +43,7 @@ const pageOnly = z.strictObject({ page: pageParam });
 // every body a weak ETag and answers a matching If-None-Match with 304.
 const cacheable: RequestHandler = (req, res, next) => {
   // Other methods fall through to a 405 (or a private router's answer) and keep their own.
-  if (req.method === 'GET' || req.method === 'HEAD') res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
+  if (req.method === 'GET' || req.method === 'HEAD') cacheControl(res, { publicSeconds: PUBLIC_MAX_AGE_SECONDS, staleIfError: true });
   next();
 };
 

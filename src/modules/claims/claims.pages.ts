@@ -17,6 +17,7 @@ import { OWNER_PAGE_PATH } from './paths.js';
 import { CHECK_REASON_WORDS, METHOD_NAMES, METHOD_SHORT } from './proof.js';
 import { replyToReport, requestCorrection, REPLY_MAX_LENGTH, writeOwnerStatement, writeVendorStatement } from './owners.service.js';
 import { VERIFIED_STATUSES } from './claims.repository.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface ClaimPagesDeps {
   prisma: PrismaClient;
@@ -38,7 +39,7 @@ const STATUS_WORDS = {
 const helpers = { formatDate, formatTime, STATUS_WORDS, METHOD_NAMES, METHOD_SHORT, CHECK_REASON_WORDS, TASKS, TASK_LABELS, OUTCOMES, OUTCOME_LABELS, REPLY_MAX_LENGTH, RECHECK_DAYS, GRACE_DAYS };
 
 const accountOf = (res: Response) => res.locals.account!;
-const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
+const noStore = (res: Response) => cacheControl(res, 'no-store');
 
 /** Refusals a person can act on become a message on the page they came from. */
 async function withRefusalFlash(req: Request, res: Response, back: string, act: () => Promise<string>): Promise<void> {

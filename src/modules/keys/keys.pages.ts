@@ -15,6 +15,7 @@ import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
 import { UUID_PATTERN } from '../../text.js';
 import { Refusal } from '../../errors.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface KeysPageDeps {
   prisma: PrismaClient;
@@ -89,7 +90,7 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       yours.set(key.agent.id, entry);
     }
     // The page may hold a key: never cached anywhere.
-    res.set('Cache-Control', 'no-store');
+    cacheControl(res, 'no-store');
     res.status(status).render('pages/profile-agents', {
       title: 'Keys for your agents',
       hasErrors: Boolean(view.error),

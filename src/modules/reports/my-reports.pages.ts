@@ -9,6 +9,7 @@ import { redirectWhenSaved, setPageFlash, takePageFlash, type FormValues } from 
 import { decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.service.js';
 import { editPath, reviewPath, STATUS_LABELS } from './report-form.pages.js';
 import { ownReportsPage } from './report-form.repository.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export const MY_REPORTS_PATH = '/profile/reports';
 /** Where "My reports" posts the choice about decision e-mails. */
@@ -25,7 +26,7 @@ export function myReportsHandlers(deps: { prisma: PrismaClient }) {
     const current = Math.min(asked, totalPages);
     if (current !== asked) list = await ownReportsPage(deps.prisma, account.id, current, PAGE_SIZE);
     const notifyDecisions = await decisionNoticesOn(deps.prisma, account.id);
-    res.set('Cache-Control', 'no-store').render('pages/my-reports', {
+    cacheControl(res, 'no-store').render('pages/my-reports', {
       title: 'My reports',
       pageFlash: takePageFlash(req.session),
       reports: list.rows.map((r) => ({

@@ -51,6 +51,7 @@ import { replaceOwnReport } from './replacement.service.js';
 import { MERCHANT_CHOICES, merchantChoices, ownReport, ownScreenshotFile, type OwnReportDetail } from './report-form.repository.js';
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
 import { isFutureTestDate, submitReport, type SubmissionDeps } from './submissions.service.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -234,7 +235,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
       listActiveAgents(deps.prisma),
     ]);
     const title = view.mode === 'new' ? 'Report an agent test' : 'Change your report';
-    res.set('Cache-Control', 'no-store');
+    cacheControl(res, 'no-store');
     res.status(status).render('pages/report-new', {
       title,
       hasErrors: summary.length > 0,
@@ -511,7 +512,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
   const review: RequestHandler<{ id: string }> = async (req, res) => {
     const report = await ownOr404(req, res);
     const c = report.content;
-    res.set('Cache-Control', 'no-store').render('pages/report-review', {
+    cacheControl(res, 'no-store').render('pages/report-review', {
       title: `Your report on ${report.merchant.name}`,
       pageFlash: takePageFlash(req.session),
       report,

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import { HttpProblem } from '../../web/problem.js';
-import { cacheScope, cacheShows, STALE_IF_ERROR_SECONDS } from '../../web/middleware/response-cache.js';
+import { cacheScope, cacheShows } from '../../web/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
 import { CAPABILITY_STATUS_LABELS as STATUS_WORDS, TASK_LABELS as TASK_WORDS, TASKS as TASK_KEYS } from '../aggregation/constants.js';
@@ -62,6 +62,7 @@ import { EVIDENCE_RULES } from '../aggregation/evidence-rules.js';
 import { SIGNAL_RULES } from '../moderation/signals.js';
 import { METHOD_SHORT } from '../claims/proof.js';
 import { checkerUserAgent } from '../../outbound/fetcher.js';
+import { cacheControl } from '../../web/cache-control.js';
 
 export interface SitePagesDeps {
   config: Config;
@@ -93,7 +94,7 @@ const FAVICON_SVG =
 
 /** Public pages may be cached briefly by the browser only: the header shows who is signed in. */
 export const browserCachedPage: RequestHandler = (_req, res, next) => {
-  res.set('Cache-Control', 'private, max-age=0, must-revalidate');
+  cacheControl(res, 'browser-revalidate');
   next();
 };
 
@@ -337,7 +338,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
   return {
     // The site icon (browsers ask for /favicon.ico even for plain-text pages).
     favicon: ((_req, res) => {
-      res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG);
+      cacheControl(res, { publicSeconds: 86_400 }).type('image/svg+xml').send(FAVICON_SVG);
     }) as RequestHandler,
 
     directory: (async (req, res) =>
@@ -487,12 +488,12 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     }) as RequestHandler,
 
     agentGuide: ((_req, res) => {
-      res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
+      cacheControl(res, { publicSeconds: 300, staleIfError: true });
       res.type('text/plain; charset=utf-8').send(agentGuide(config.baseUrl, config.limits, deps.mcp));
     }) as RequestHandler,
 
     agentGuideReference: ((_req, res) => {
-      res.set('Cache-Control', `public, max-age=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`);
+      cacheControl(res, { publicSeconds: 300, staleIfError: true });
       res.type('text/plain; charset=utf-8').send(agentGuideReference(config.baseUrl, config.limits, deps.mcp));
     }) as RequestHandler,
   };

@@ -38,6 +38,7 @@ import { canonicalQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor, routeTemplate } from './metrics.js';
 import { answeredByDeadline } from './deadline.js';
+import { STALE_IF_ERROR_SECONDS } from '../cache-control.js';
 
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
@@ -72,11 +73,6 @@ export const STALE_LISTS_MS = 10_000;
 export const REBUILD_LISTS_EVERY_MS = 5_000;
 /** Changes remembered to check the answers being built meanwhile; older builds are not filed. */
 const CHANGES_KEPT = 1_024;
-/**
- * How long past its normal life (the public max-age) a cached answer may still be served while
- * the database cannot be reached: published as `stale-if-error` for caches in front of us too.
- */
-export const STALE_IF_ERROR_SECONDS = 600;
 /** After an outage answer, how long stale answers go out at once before a request tries the database again. */
 const OUTAGE_RECHECK_MS = 5_000;
 /** Headers of a failed answer that are the request's own and stay on the stale one served instead. */
