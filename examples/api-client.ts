@@ -44,7 +44,8 @@ export async function oneStep(options: { baseUrl: string; key: string; fetch?: t
   const version = read.response.headers.get('ETag') ?? read.data.updatedAt;
   const replaced = await api.PUT('/automation/reports/{id}', {
     params: { path: { id: read.data.id }, header: { 'If-Match': version } },
-    body: { ...read.data, capabilityResults: { ...read.data.capabilityResults, DETAILS: 'PARTIAL' } },
+    // The outcome was derived (outcomeDerived): null derives it again from the new results.
+    body: { ...read.data, outcome: read.data.outcomeDerived ? null : read.data.outcome, capabilityResults: { ...read.data.capabilityResults, DETAILS: 'PARTIAL' } },
   });
   if (!replaced.data) throw new Error(`replace: ${replaced.error?.title ?? replaced.response.status}`);
   return { agent: me.data.agent.slug, merchant: merchant.slug, submitted: submitted.data, replaced: replaced.data };

@@ -234,7 +234,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       try {
         const { data: updated } = await tool<{ id: string; status: string; unchanged: boolean }>(
           'update_report',
-          { id: current.id, version: current.updatedAt, report: { ...current, ...findings } },
+          // A derived outcome is sent as null, to be derived again from the new results (sent back
+          // as read, it would be refused); an outcome the agent gave stays unless the findings change it.
+          { id: current.id, version: current.updatedAt, report: { ...current, outcome: current.outcomeDerived ? null : current.outcome, ...findings } },
           true,
         );
         log(`${merchant.name}: report ${updated.id} ${updated.unchanged ? 'unchanged' : 'updated'} (${updated.status})`);

@@ -13,7 +13,9 @@ export type RefusalKind =
   | 'unauthenticated'
   | 'rate-limited'
   | 'precondition-required'
-  | 'unsupported';
+  | 'unsupported'
+  | 'too-large'
+  | 'unavailable';
 
 /** One named input that failed validation. */
 export interface FieldError {
@@ -46,6 +48,8 @@ export interface RefusalInit {
   extensions?: Record<string, unknown>;
   /** For a refused limit: the usage it reached (and so when to retry). */
   usage?: LimitUsage;
+  /** When to try again (Retry-After), for a refusal of a moment ('unavailable'). */
+  retryAfterSeconds?: number;
 }
 
 export class Refusal extends Error {

@@ -8,10 +8,9 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/env.js';
 import type { PrismaClient } from '../db/client.js';
-import { validationRefusal, type LimitUsage } from '../errors.js';
+import { Refusal, validationRefusal, type LimitUsage } from '../errors.js';
 import type { AgentKeyContext } from '../web/middleware/bearer.js';
 import { MAX_JSON_BODY_BYTES } from '../web/middleware/body.js';
-import { HttpProblem } from '../web/problem.js';
 import { OwnReportDetail, ownReportsQuery, queueQuery } from '../modules/automation/automation.schemas.js';
 import {
   ownReportById,
@@ -118,8 +117,8 @@ function queryArgs<S extends z.ZodType>(schema: S, args: Record<string, unknown>
 function bodyArgs<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   // The API reads at most MAX_JSON_BODY_BYTES of report (as JSON); an MCP call carries no more.
   if (Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_JSON_BODY_BYTES) {
-    throw new HttpProblem({
-      status: 413,
+    throw new Refusal({
+      kind: 'too-large',
       code: 'payload-too-large',
       title: 'Report too large',
       detail: `The report must be at most ${MAX_JSON_BODY_BYTES} bytes of JSON.`,
@@ -320,8 +319,8 @@ const getContributionSchema = publicTool({
 /** The key's scope; a call without a key is refused with what to do (spec 5 rule 8: do not retry as is). */
 function keyOf(services: ToolServices, caller: Caller): AgentKeyContext {
   if (caller.key) return caller.key;
-  throw new HttpProblem({
-    status: 401,
+  throw new Refusal({
+    kind: 'unauthenticated',
     code: 'missing-credentials',
     title: 'Agent key required',
     detail:

@@ -37,9 +37,11 @@ const STATUS_OF: Record<RefusalKind, number> = {
   forbidden: 403,
   'not-found': 404,
   conflict: 409,
+  'too-large': 413,
   unsupported: 415,
   'precondition-required': 428,
   'rate-limited': 429,
+  unavailable: 503,
 };
 
 export const statusOf = (kind: RefusalKind): number => STATUS_OF[kind];
@@ -73,7 +75,8 @@ export function appendRateLimitHeaders(res: Response, usage: LimitUsage): void {
 
 /** The problem a service's refusal is. */
 export function problemOf(refusal: Refusal): ProblemInit {
-  const { kind, code, title, detail, errors, extensions, usage } = refusal.init;
+  const { kind, code, title, detail, errors, extensions, usage, retryAfterSeconds } = refusal.init;
+  const retryAfter = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
   return {
     status: STATUS_OF[kind],
     code,
@@ -81,7 +84,8 @@ export function problemOf(refusal: Refusal): ProblemInit {
     ...(detail ? { detail } : {}),
     ...(errors ? { errors } : {}),
     ...(extensions ? { extensions } : {}),
-    ...(usage ? { headers: { ...rateLimitHeaders(usage), ...(kind === 'rate-limited' ? { 'Retry-After': String(usage.resetSeconds) } : {}) } } : {}),
+    ...(usage ? { headers: { ...rateLimitHeaders(usage), ...(kind === 'rate-limited' ? { 'Retry-After': String(usage.resetSeconds) } : {}), ...retryAfter } } : {}),
+    ...(!usage && retryAfterSeconds !== undefined ? { headers: retryAfter } : {}),
   };
 }
 

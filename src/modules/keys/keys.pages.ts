@@ -8,13 +8,13 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { formatTime } from '../../dates.js';
-import { HttpProblem, statusOf } from '../../web/problem.js';
+import { statusOf } from '../../web/problem.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { findActiveAgentById, findOwnKey } from './keys.repository.js';
 import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
 import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type IssuedKey } from './keys.service.js';
 import { UUID_PATTERN } from '../../text.js';
-import { Refusal } from '../../errors.js';
+import { notFound, Refusal } from '../../errors.js';
 import { cacheControl } from '../../web/cache-control.js';
 
 export interface KeysPageDeps {
@@ -171,7 +171,7 @@ export function keyPageHandlers(deps: KeysPageDeps) {
     const keyId = String(req.params.id).toLowerCase();
     const before = UUID_PATTERN.test(keyId) ? await findOwnKey(deps.prisma, account.id, keyId) : null;
     const found = before !== null && (await revokeKey(deps.prisma, { accountId: account.id, keyId }, deps.clock.now()));
-    if (!found) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+    if (!found) throw notFound('Your account has no such key.', 'Key not found');
     setPageFlash(
       req.session,
       before.revokedAt
@@ -190,11 +190,11 @@ export function keyPageHandlers(deps: KeysPageDeps) {
     let issued: IssuedKey;
     const keyId = String(req.params.id).toLowerCase();
     try {
-      if (!UUID_PATTERN.test(keyId)) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+      if (!UUID_PATTERN.test(keyId)) throw notFound('Your account has no such key.', 'Key not found');
       issued = await replaceKey(deps.prisma, { accountId: account.id, keyId }, deps.clock.now());
     } catch (error) {
       if (error instanceof Refusal && error.kind === 'not-found') {
-        throw new HttpProblem({ status: 404, code: 'not-found', title: 'Key not found', detail: 'Your account has no such key.' });
+        throw notFound('Your account has no such key.', 'Key not found');
       }
       if (!isPageProblem(error)) throw error;
       await render(res, statusOf(error.kind), { error: error.init.detail ?? error.init.title });

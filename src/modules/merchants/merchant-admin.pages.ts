@@ -8,7 +8,7 @@ import { isoDay } from '../../dates.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
 import type { ChangeContext } from '../audit/audit.repository.js';
 import { actorOf, formPost, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
-import { HttpProblem } from '../../web/problem.js';
+import { Refusal } from '../../errors.js';
 import { isStorableText } from '../../text.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
 import { categoryChoices } from '../catalog/catalog-admin.repository.js';
@@ -91,7 +91,7 @@ export function merchantAdminHandlers(deps: { prisma: PrismaClient; clock: Clock
   const list: RequestHandler = async (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : '';
     if (!isStorableText(q)) {
-      throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid search', detail: 'The search text must not contain control characters.' });
+      throw new Refusal({ kind: 'invalid', code: 'validation-failed', title: 'Invalid search', detail: 'The search text must not contain control characters.' });
     }
     const visibility: Visibility = req.query.visibility === 'public' || req.query.visibility === 'hidden' ? req.query.visibility : 'all';
     const page = typeof req.query.page === 'string' && /^\d{1,5}$/.test(req.query.page) ? Math.max(1, Number(req.query.page)) : 1;

@@ -7,10 +7,10 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
-import { Refusal } from '../../errors.js';
+import { notFound, Refusal } from '../../errors.js';
 import { redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors, type FormValues } from '../../forms.js';
 import { redirectToSignIn } from '../../web/middleware/auth.js';
-import { appendRateLimitHeaders, HttpProblem, problemOf } from '../../web/problem.js';
+import { appendRateLimitHeaders, problemOf } from '../../web/problem.js';
 import {
   FAILURE_REASONS,
   FAILURE_REASON_LABELS,
@@ -279,12 +279,12 @@ export function reportFormHandlers(deps: ReportFormDeps) {
       return await withDraftLock(deps.dataDir, accountId, async () => ((await reloadSession(req)) ? work() : null));
     } catch (error) {
       if (!(error instanceof DraftLockTimeout)) throw error;
-      throw new HttpProblem({
-        status: 503,
+      throw new Refusal({
+        kind: 'unavailable',
         code: 'service-unavailable',
         title: 'Try again in a moment',
         detail: 'Another form of yours is still being sent. Go back, and send this one again in a moment.',
-        headers: { 'Retry-After': '5' },
+        retryAfterSeconds: 5,
       });
     }
   }
@@ -406,7 +406,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
 
   async function ownOr404(req: Request<{ id: string }>, res: Response): Promise<OwnReportDetail> {
     const report = await ownReport(deps.prisma, res.locals.account!.id, req.params.id);
-    if (!report) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
+    if (!report) throw notFound('You have no report at this address.', 'Report not found');
     return report;
   }
 
@@ -488,7 +488,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
     } catch (error) {
       await discardScreenshots(stored);
       if (!(error instanceof Refusal)) throw error;
-      if (error.kind === 'not-found') throw new HttpProblem({ status: 404, code: 'not-found', title: 'Report not found', detail: 'You have no report at this address.' });
+      if (error.kind === 'not-found') throw notFound('You have no report at this address.', 'Report not found');
       const problem = problemOf(error);
       for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
       if (error.init.code === 'stale-version') {
@@ -531,7 +531,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
   const screenshot: RequestHandler<{ id: string; screenshotId: string }> = async (req, res) => {
     const file = await ownScreenshotFile(deps.prisma, res.locals.account!.id, req.params.id, req.params.screenshotId);
     if (!file || !(await sendScreenshot(res, deps.dataDir, req.params.screenshotId.toLowerCase(), file))) {
-      throw new HttpProblem({ status: 404, code: 'not-found', title: 'Screenshot not found', detail: 'You have no screenshot at this address.' });
+      throw notFound('You have no screenshot at this address.', 'Screenshot not found');
     }
   };
 

@@ -6,7 +6,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
-import { HttpProblem } from '../../web/problem.js';
 import { cacheScope, cacheShows } from '../../web/middleware/response-cache.js';
 import { isProblemCode, PROBLEM_TYPES, problemTypeUrl } from '../../problem-types.js';
 import { sparklineSvg } from '../open-data/sparkline.js';
@@ -55,7 +54,7 @@ import { agentCategoryTallies, agentOverview, agentRegressions, categoryTallies,
 import { UNTESTED_FACTS, verdictOf } from '../aggregation/verdict.js';
 import { REACH_STEP_WORDS } from '../aggregation/reach.js';
 import type { FunnelTaskKey } from '../aggregation/constants.js';
-import { Refusal } from '../../errors.js';
+import { notFound, Refusal } from '../../errors.js';
 import { formatDate } from '../../dates.js';
 import { CLAIM_RULES } from '../claims/rules.js';
 import { EVIDENCE_RULES } from '../aggregation/evidence-rules.js';
@@ -354,7 +353,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     category: (async (req, res) => {
       const requested = String(req.params.slug);
       const category = requested.length <= 100 ? await resolveCategory(deps.prisma, requested) : null;
-      if (!category) throw new HttpProblem({ status: 404, code: 'not-found', title: 'Category not found', detail: 'There is no category at this address.' });
+      if (!category) throw notFound('There is no category at this address.', 'Category not found');
       if (category.slug !== requested) {
         // Legacy names and slugs, and other spellings, move permanently to the canonical URL.
         const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
@@ -375,7 +374,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     agent: (async (req, res) => {
       const agent = await activeAgent(ctx(), String(req.params.slug)).catch((error: unknown) => {
         if (error instanceof Refusal && error.kind === 'not-found') {
-          throw new HttpProblem({ status: 404, code: 'not-found', title: 'Agent not found', detail: 'No active agent has this name.' });
+          throw notFound('No active agent has this name.', 'Agent not found');
         }
         throw error;
       });
@@ -398,12 +397,12 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       // Issue 37: independent reports alone (the default), or all, self-reported ones included.
       const independentParam = INDEPENDENT_QUERY.safeParse(typeof req.query.independent === 'string' ? req.query.independent : undefined);
       if (!independentParam.success) {
-        throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid choice of reports', detail: 'independent must be only or all.' });
+        throw new Refusal({ kind: 'invalid', code: 'validation-failed', title: 'Invalid choice of reports', detail: 'independent must be only or all.' });
       }
       const independent = independentParam.data;
       const merchant = await merchantProfile(c, requested, independent).catch((error: unknown) => {
         if (error instanceof Refusal && error.kind === 'not-found') {
-          throw new HttpProblem({ status: 404, code: 'not-found', title: 'Merchant not found', detail: 'No public merchant has this address.' });
+          throw notFound('No public merchant has this address.', 'Merchant not found');
         }
         throw error;
       });
@@ -413,7 +412,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
       }
       const reportsPageParam = pageParam.safeParse(typeof req.query.reports === 'string' ? req.query.reports : undefined);
       if (!reportsPageParam.success) {
-        throw new HttpProblem({ status: 400, code: 'validation-failed', title: 'Invalid page', detail: 'The page of reports must be a whole number from 1.' });
+        throw new Refusal({ kind: 'invalid', code: 'validation-failed', title: 'Invalid page', detail: 'The page of reports must be a whole number from 1.' });
       }
       const reportsPage = reportsPageParam.data;
       const reports = await recentReports(c, { merchant: merchant.id, page: reportsPage, independent });
@@ -482,7 +481,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
     problem: (async (req, res) => {
       const code = String(req.params.code);
       if (!isProblemCode(code)) {
-        throw new HttpProblem({ status: 404, code: 'not-found', title: 'Problem type not found', detail: 'No problem type has this code; /problems lists them all.' });
+        throw notFound('No problem type has this code; /problems lists them all.', 'Problem type not found');
       }
       res.render('pages/problem', { ...(await freshness()), title: PROBLEM_TYPES[code].title, code, problem: PROBLEM_TYPES[code], typeUrl: problemTypeUrl(config.baseUrl, code) });
     }) as RequestHandler,
