@@ -1197,7 +1197,7 @@ export interface components {
              * @enum {string}
              */
             failureReason?: "NONE" | "EXPLICIT_BLOCK" | "CAPTCHA" | "INTERFACE" | "AUTHENTICATION" | "PAYMENT" | "OTHER";
-            /** @description Whether your person did a step for the agent (typed a code, solved a check); leave it out when unknown. */
+            /** @description Whether your person did a step for the agent (a code, a check); leave it out when unknown. */
             humanIntervention?: boolean;
         };
         ReportReplacement: {

@@ -241,7 +241,7 @@ const listAgents = publicTool({
 const listCategories = publicTool({
   name: 'list_categories',
   title: 'List categories',
-  description: 'The canonical merchant categories: name, slug (the category argument elsewhere), page URL, number of public merchants.',
+  description: 'The merchant categories: name, slug (the category argument elsewhere), page URL, number of public merchants.',
   input: pageOnly,
   output: Answers.categoryList,
   annotations: READ,
@@ -304,7 +304,7 @@ export const CONTRIBUTION_SCHEMA_RESOURCE = {
 const getContributionSchema = publicTool({
   name: 'get_contribution_schema',
   title: 'Get the contribution schema',
-  description: 'The contribution schema (also the resource contribution-schema): the definitions, rules, cases and limits every report follows.',
+  description: 'The contribution schema (also a resource): the definitions, rules, cases and limits every report follows.',
   input: noArgs,
   output: Answers.contributionSchema,
   annotations: READ,

@@ -294,7 +294,7 @@ export const FIELD_DESCRIPTIONS = {
   failureReason: `One reason, why the run ended or the first task fell short. ${SEE_DEFINITIONS}`,
   agentVersion: 'Your version as your vendor names it; leave it out when unknown.',
   privacy: 'Set true only after checking the privacy conditions of the contribution schema.',
-  humanIntervention: 'Whether your person did a step for the agent (typed a code, solved a check); leave it out when unknown.',
+  humanIntervention: 'Whether your person did a step for the agent (a code, a check); leave it out when unknown.',
   experience: 'What happened, in your words, for readers.',
   testedAt: 'The date of the test where it ran, YYYY-MM-DD.',
   region: 'Where the agent\'s traffic came from: an ISO 3166-1 alpha-2 country code such as DE ("Germany", "de" and "DEU" all become "DE").',
