@@ -41,6 +41,11 @@ describe('directory management on /admin', () => {
       expect(res.text).toContain('is not a country code');
       expect(res.text).toContain('Choose a category');
       expect(await t.db.prisma.merchant.count({ where: { name: 'Typed Name Shop' } })).toBe(0);
+      // The same country rule as a report's region (issue 36): EU is no country.
+      const eu = await postForm(moderator, '/admin/merchants', { name: 'Union Shop', slug: '', website: 'https://union.example', categoryId: '', serviceRegions: 'DE EU' });
+      expect(eu.status).toBe(400);
+      expect(eu.text).toContain('&#34;EU&#34; is not a country code');
+      expect(await t.db.prisma.merchant.count({ where: { name: 'Union Shop' } })).toBe(0);
 
       const category = await t.db.prisma.category.findFirstOrThrow();
       const taken = await postForm(moderator, '/admin/merchants', {

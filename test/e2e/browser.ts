@@ -68,7 +68,7 @@ export interface Screen {
   height: number;
   phone?: boolean;
 }
-export const DESK = { width: 1280, height: 900 } as const satisfies Screen;
+export const DESK = { width: 1280, height: 900, phone: false } as const satisfies Screen;
 export const PHONE = { width: 390, height: 844, phone: true } as const satisfies Screen;
 
 /** What a browser suite runs against: the live demo app, Chromium, and the contexts opened in it. */
@@ -150,7 +150,7 @@ export interface WatchedPage {
 }
 
 /** A page that records console errors, page errors and CSP violations. */
-export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
+async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
   const page = await context.newPage();
   const problems: string[] = [];
   // Init scripts run through the DevTools protocol, not as page scripts, so the CSP allows them.

@@ -2,43 +2,23 @@
 // accounts through the queue's signals, shows the burst, selects all of it and rejects it in one
 // step with one feedback; every report gets its audit row. The pages pass axe, the HTML
 // validator, and raise no console error or CSP violation.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDir } from '../../src/mail/mailer.js';
 import { htmlProblems } from '../pages/html-validate.js';
-import { axeViolations, fitsViewport, HAS_CHROMIUM, launchBrowser, SKIP_MESSAGE, startLiveApp, watchedPage, type LiveApp, type WatchedPage } from './browser.js';
-
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
+import { axeViolations, DESK, fitsViewport, HAS_CHROMIUM, startBrowserSuite, type BrowserSuite, type WatchedPage } from './browser.js';
 
 const MODERATOR = 'e2e.moderator37@example.org';
 const BURST = 5;
 const TEXT = 'Amazing agent, checkout went through in seconds, best shopping assistant ever, highly recommended';
 
-function outboxLink(dataDir: string, to: string): string {
-  const dir = outboxDir(dataDir);
-  const eml = readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .sort()
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .filter((text) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(text))
-    .at(-1);
-  if (!eml) throw new Error(`no sign-in mail to ${to}`);
-  const body = eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(body)![0];
-}
-
 describe.skipIf(!HAS_CHROMIUM)('a moderator rejects a burst in one step (issue 37)', { timeout: 180_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  let context: BrowserContext;
+  let live: BrowserSuite;
   let w: WatchedPage;
   let page: Page;
   const burstIds: string[] = [];
 
   beforeAll(async () => {
-    live = await startLiveApp({ MODERATOR_EMAILS: MODERATOR });
+    live = await startBrowserSuite({ MODERATOR_EMAILS: MODERATOR });
     const prisma = live.t.db.prisma;
     const now = live.t.clock.now();
     const [agent] = await prisma.agent.findMany({ where: { active: true }, orderBy: { name: 'asc' }, take: 1 });
@@ -67,17 +47,11 @@ describe.skipIf(!HAS_CHROMIUM)('a moderator rejects a burst in one step (issue 3
       burstIds.push(report.id);
     }
     expect(burstIds).toHaveLength(BURST);
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    w = await watchedPage(context);
+    w = await live.open(DESK);
     page = w.page;
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   async function pageIsGood(where: string): Promise<void> {
     expect(await fitsViewport(page), `${where} is no wider than the screen`).toBe(true);
@@ -89,11 +63,7 @@ describe.skipIf(!HAS_CHROMIUM)('a moderator rejects a burst in one step (issue 3
   }
 
   it('finds the burst by its signals, selects all of it and rejects it with one feedback', async () => {
-    await page.goto(`${live.baseUrl}/sign-in`);
-    await page.getByLabel('E-mail address').fill(MODERATOR);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await page.goto(outboxLink(live.t.config.dataDir, MODERATOR));
+    await live.signIn(page, MODERATOR);
 
     // The queue, filtered by the near-identical text signal, newest accounts first.
     await page.goto(`${live.baseUrl}/admin/reports`);

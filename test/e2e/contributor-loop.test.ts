@@ -7,42 +7,36 @@
 // guide from the key page. Every page touched is checked for axe findings (any impact),
 // sideways scrolling, console errors and CSP violations, and the form's small controls for
 // touch targets of at least 24 × 24 px.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveReport, rejectReport } from '../../src/modules/moderation/moderation.service.js';
 import { decisionNoticesSent } from '../../src/modules/moderation/decision-notices.js';
 import {
   axeViolations,
+  DESK,
   expectErrorStatus,
   fitsViewport,
   HAS_CHROMIUM,
-  launchBrowser,
   outboxMessages,
+  PHONE,
   PNG,
   screenshot,
-  SKIP_MESSAGE,
-  startLiveApp,
-  watchedPage,
-  type LiveApp,
+  startBrowserSuite,
+  type BrowserSuite,
   type WatchedPage,
 } from './browser.js';
 
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
-
 const WIDTHS = [
-  { name: 'phone', viewport: { width: 390, height: 844 }, phone: true },
-  { name: 'desk', viewport: { width: 1280, height: 900 }, phone: false },
+  { name: 'phone', ...PHONE },
+  { name: 'desk', ...DESK },
 ] as const;
 
 describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeout: 240_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  let live: BrowserSuite;
   let targets: Array<{ merchantId: string; agentId: string }> = [];
 
   beforeAll(async () => {
-    live = await startLiveApp();
-    browser = await launchBrowser();
+    live = await startBrowserSuite();
     for (const where of ['/reports/new', '/sign-in']) expectErrorStatus(`${live.baseUrl}${where}`);
     const { rows } = await live.t.db.pool.query<{ merchantId: string; agentId: string }>(
       `SELECT m.id AS "merchantId", (SELECT id FROM agents WHERE active ORDER BY name LIMIT 1) AS "agentId"
@@ -52,17 +46,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
     expect(targets.length).toBe(4);
   }, 180_000);
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
-
-  async function newPage(width: (typeof WIDTHS)[number]): Promise<WatchedPage> {
-    const context = await browser.newContext({ viewport: width.viewport, isMobile: width.phone, hasTouch: width.phone });
-    contexts.push(context);
-    return watchedPage(context);
-  }
+  afterAll(() => live?.close());
 
   /** What every touched page must satisfy: no axe violation of any impact, no sideways scroll, no console or CSP problem. */
   async function pageIsGood(w: WatchedPage, where: string): Promise<void> {
@@ -97,22 +81,21 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
     expect(box!.height, `${what} is at least 24 px tall`).toBeGreaterThanOrEqual(24);
   }
 
-  WIDTHS.forEach((width, i) => {
-    it(`at ${width.viewport.width} px: signs in to report, hears both decisions by e-mail, edits the rejected report's screenshots and resubmits, signs out`, async () => {
-      const w = await newPage(width);
+  WIDTHS.forEach((size, i) => {
+    it(`at ${size.width} px: signs in to report, hears both decisions by e-mail, edits the rejected report's screenshots and resubmits, signs out`, async () => {
+      const w = await live.open(size);
       const { page } = w;
-      const email = `loop-${width.name}@example.org`;
+      const email = `loop-${size.name}@example.org`;
       const target = targets[i]!;
 
       // "Report a test" while signed out: the sign-in page says why, and comes back to the form.
       await page.goto(`${live.baseUrl}/`);
       await andLoad(page, () => page.locator('.site-nav').getByRole('link', { name: 'Report a test' }).click());
       await page.getByRole('heading', { name: 'Sign in to report a test' }).waitFor();
-      await pageIsGood(w, `the sign-in page with its reason (${width.name})`);
+      await pageIsGood(w, `the sign-in page with its reason (${size.name})`);
       await page.getByLabel('E-mail address').fill(email);
       await andLoad(page, () => page.getByRole('button', { name: 'Send me a sign-in link' }).click());
-      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxMessages(live.t.config.dataDir, email).at(-1) ?? '')![0];
-      await page.goto(link);
+      await page.goto(live.signInLink(email));
       expect(new URL(page.url()).pathname).toBe('/reports/new');
 
       // The report, with a region typed as a country's name and one screenshot.
@@ -125,13 +108,13 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await bigEnough(page, '#privacy', 'the privacy checkbox');
       await bigEnough(page, '#screenshots', 'the file input');
       await page.getByLabel('I have checked all three').check();
-      await pageIsGood(w, `the new report form (${width.name})`);
+      await pageIsGood(w, `the new report form (${size.name})`);
       await andLoad(page, () => page.getByRole('button', { name: 'Submit for moderation' }).click());
       const id = /\/reports\/([0-9a-f-]{36})\/review$/.exec(page.url())![1]!;
       const report = await live.t.db.prisma.report.findUniqueOrThrow({ where: { id }, include: { evidence: true } });
       expect(report.region).toBe('DE');
       expect(report.evidence).toHaveLength(1);
-      await pageIsGood(w, `the review page (${width.name})`);
+      await pageIsGood(w, `the review page (${size.name})`);
 
       // A moderator rejects it with feedback: the e-mail says so, with the feedback and My reports.
       const feedback = 'Please say which page showed the CAPTCHA.';
@@ -144,7 +127,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await page.goto(`${live.baseUrl}/profile/reports`);
       await page.locator('#notifyDecisions').waitFor();
       await bigEnough(page, '#notifyDecisions', 'the e-mail setting checkbox');
-      await pageIsGood(w, `my reports (${width.name})`);
+      await pageIsGood(w, `my reports (${size.name})`);
       await andLoad(page, () => page.locator(`[data-report-id="${id}"] a[href$="/edit"]`).click());
       await page.getByRole('heading', { name: 'Why a moderator rejected this report' }).waitFor();
       await expect(page.locator('.moderator-feedback .feedback-text').textContent()).resolves.toBe(feedback);
@@ -152,8 +135,8 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await bigEnough(page, '#privacy', 'the privacy checkbox on the edit form');
       await bigEnough(page, '#screenshots', 'the file input on the edit form');
       await bigEnough(page, `#remove_${report.evidence[0]!.id}`, 'the remove checkbox');
-      await pageIsGood(w, `the edit form with feedback (${width.name})`);
-      if (width.phone) await screenshot(page, 'contributor-loop-edit-phone');
+      await pageIsGood(w, `the edit form with feedback (${size.name})`);
+      if (size.phone) await screenshot(page, 'contributor-loop-edit-phone');
 
       // Remove the screenshot, add another, answer the feedback, and resubmit.
       await page.getByLabel('Remove screenshot 1').check();
@@ -167,7 +150,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       expect(resubmitted.status).toBe('PENDING');
       expect(resubmitted.evidence).toHaveLength(1);
       expect(resubmitted.evidence[0]!.id).not.toBe(report.evidence[0]!.id);
-      await pageIsGood(w, `the review page after resubmitting (${width.name})`);
+      await pageIsGood(w, `the review page after resubmitting (${size.name})`);
 
       // Approved: the second e-mail.
       await approveReport(live.t.db.prisma, { reportId: id, actorId: null, now: new Date() });
@@ -179,19 +162,18 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await andLoad(page, () => page.getByRole('button', { name: 'Sign out' }).click());
       expect(new URL(page.url()).pathname).toBe('/sign-out/done');
       await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
-      await pageIsGood(w, `the signed-out page (${width.name})`);
+      await pageIsGood(w, `the signed-out page (${size.name})`);
     });
 
-    it(`at ${width.viewport.width} px: an agent owner finds the agent guide from the key page`, async () => {
-      const w = await newPage(width);
+    it(`at ${size.width} px: an agent owner finds the agent guide from the key page`, async () => {
+      const w = await live.open(size);
       const { page } = w;
-      const email = `owner-${width.name}@example.org`;
+      const email = `owner-${size.name}@example.org`;
       await page.goto(`${live.baseUrl}/profile/agents`);
       await page.getByRole('heading', { name: 'Sign in to manage the keys for your agents' }).waitFor();
       await page.getByLabel('E-mail address').fill(email);
       await andLoad(page, () => page.getByRole('button', { name: 'Send me a sign-in link' }).click());
-      const link = /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(outboxMessages(live.t.config.dataDir, email).at(-1) ?? '')![0];
-      await page.goto(link);
+      await page.goto(live.signInLink(email));
       expect(new URL(page.url()).pathname).toBe('/profile/agents');
       await page.getByRole('heading', { name: 'Keys for your agents', level: 1 }).waitFor();
 
@@ -202,7 +184,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor loop in a real browser', { timeo
       await page.goto(`${live.baseUrl}/profile/agents`);
       await page.locator(`.your-agents [data-agent-id="${targets[0]!.agentId}"]`).waitFor();
       await expect(page.getByRole('link', { name: 'API documentation' }).getAttribute('href')).resolves.toBe('/api/v1/openapi.json');
-      await pageIsGood(w, `the key page (${width.name})`);
+      await pageIsGood(w, `the key page (${size.name})`);
 
       await andLoad(page, () => page.getByRole('link', { name: 'agent guide' }).click());
       expect(new URL(page.url()).pathname).toBe('/agent-guide');

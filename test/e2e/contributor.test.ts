@@ -4,31 +4,27 @@
 // reports", editing a report back to moderation with its screenshot kept, the review page,
 // and agent keys that ask before revoking and say what happened. Every page is checked for
 // console errors, CSP violations, sideways scrolling, HTML validity and serious axe findings.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveReport } from '../../src/modules/moderation/moderation.service.js';
 import { htmlProblems } from '../pages/html-validate.js';
 import {
+  DESK,
   expectErrorStatus,
   fitsViewport,
   HAS_CHROMIUM,
-  launchBrowser,
-  outboxMessages,
+  PHONE,
   PNG,
   screenshot,
   seriousAxeViolations,
-  SKIP_MESSAGE,
-  startLiveApp,
-  watchedPage,
-  type LiveApp,
+  startBrowserSuite,
+  type BrowserSuite,
   type WatchedPage,
 } from './browser.js';
 
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
-
 const WIDTHS = [
-  { name: 'desk', viewport: { width: 1280, height: 900 }, phone: false },
-  { name: 'phone', viewport: { width: 390, height: 844 }, phone: true },
+  { name: 'desk', ...DESK },
+  { name: 'phone', ...PHONE },
 ] as const;
 
 interface Target {
@@ -38,24 +34,14 @@ interface Target {
   agentName: string;
 }
 
-/** The sign-in link of the newest outbox message to `to` (quoted-printable decoded). */
-function outboxLink(dataDir: string, to: string): string {
-  const body = outboxMessages(dataDir, to).at(-1);
-  if (!body) throw new Error(`no sign-in mail to ${to}`);
-  return /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(body)![0];
-}
-
 describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  let live: BrowserSuite;
   /** Merchants that a single search finds, each with an agent; taken one per test. */
   let targets: Target[] = [];
   let emails = 0;
 
   beforeAll(async () => {
-    live = await startLiveApp();
-    browser = await launchBrowser();
+    live = await startBrowserSuite();
     // A form that comes back with errors answers 4xx (Chromium logs it): expected here.
     for (const where of ['/reports/new', '/sign-in']) expectErrorStatus(`${live.baseUrl}${where}`);
     // Merchants whose whole name matches only themselves in the API's search.
@@ -74,23 +60,17 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
     expect(targets.length).toBeGreaterThanOrEqual(6);
   }, 180_000);
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   /** A browser of its own at one width, signed in as a new person through the outbox link. */
-  async function signedIn(width: (typeof WIDTHS)[number]): Promise<{ w: WatchedPage; page: Page; email: string }> {
-    const context = await browser.newContext({ viewport: width.viewport, isMobile: width.phone, hasTouch: width.phone });
-    contexts.push(context);
-    const w = await watchedPage(context);
+  async function signedIn(size: (typeof WIDTHS)[number]): Promise<{ w: WatchedPage; page: Page; email: string }> {
+    const w = await live.open(size);
     const email = `contributor-${(emails += 1)}@example.org`;
     await w.page.goto(`${live.baseUrl}/sign-in`);
     await w.page.getByLabel('E-mail address').fill(email);
     await andLoad(w.page, () => w.page.getByRole('button', { name: 'Send me a sign-in link' }).click(), 200);
     await w.page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await w.page.goto(outboxLink(live.t.config.dataDir, email));
+    await w.page.goto(live.signInLink(email));
     expect(w.page.url()).toBe(`${live.baseUrl}/profile/reports`);
     return { w, page: w.page, email };
   }
@@ -147,11 +127,11 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
     throw new Error(`Tab never reached ${selector}`);
   }
 
-  for (const width of WIDTHS) {
-    it(`at ${width.viewport.width} px: an empty form focuses an error summary on the first screen, whose links lead to the fields`, async () => {
-      const { w, page } = await signedIn(width);
+  for (const size of WIDTHS) {
+    it(`at ${size.width} px: an empty form focuses an error summary on the first screen, whose links lead to the fields`, async () => {
+      const { w, page } = await signedIn(size);
       await page.goto(`${live.baseUrl}/reports/new`);
-      await pageIsGood(w, `the blank form (${width.name})`);
+      await pageIsGood(w, `the blank form (${size.name})`);
       const html = await andLoad(page, () => page.getByRole('button', { name: 'Submit for moderation' }).click(), 400);
       const alert = page.getByRole('alert');
       await expect(alert.getAttribute('id')).resolves.toBe('error-summary');
@@ -172,8 +152,8 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
       }
       expect(text).not.toMatch(/must be|capabilityResults|merchant id/);
       await expect(page.title()).resolves.toMatch(/^Error: /);
-      await pageIsGood(w, `the form with errors (${width.name})`, html);
-      if (width.phone) await screenshot(page, 'contributor-form-errors-phone');
+      await pageIsGood(w, `the form with errors (${size.name})`, html);
+      if (size.phone) await screenshot(page, 'contributor-form-errors-phone');
 
       // Each entry leads to its field, focused.
       await alert.getByRole('link', { name: 'Confirm that the report contains no private or payment data' }).click();
@@ -246,15 +226,10 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
   });
 
   it('without JavaScript: the summary takes focus, Find keeps every answer and the screenshot, Enter never sends a report', async () => {
-    const context = await browser.newContext({ viewport: WIDTHS[0].viewport, javaScriptEnabled: false });
-    contexts.push(context);
+    const context = await live.context(WIDTHS[0], { javaScriptEnabled: false });
     const page = await context.newPage();
     const email = `no-script-${(emails += 1)}@example.org`;
-    await page.goto(`${live.baseUrl}/sign-in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await page.goto(outboxLink(live.t.config.dataDir, email));
+    await live.signIn(page, email);
     const target = targets[5]!;
     const posts: string[] = [];
     page.on('request', (r) => {
@@ -391,23 +366,23 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
     await pageIsGood(w, 'the review page after the keyboard journey');
   });
 
-  for (const width of WIDTHS) {
-    it(`at ${width.viewport.width} px: revoking a key asks first, then says it happened; the buttons are on screen`, async () => {
-      const { w, page, email } = await signedIn(width);
+  for (const size of WIDTHS) {
+    it(`at ${size.width} px: revoking a key asks first, then says it happened; the buttons are on screen`, async () => {
+      const { w, page, email } = await signedIn(size);
       await page.goto(`${live.baseUrl}/profile/agents`);
       await page.getByLabel('Agent', { exact: true }).selectOption(targets[0]!.agentId);
       await andLoad(page, () => page.getByRole('button', { name: 'Issue key' }).click(), 200);
       await page.locator('#new-key').waitFor();
       const key = await live.t.db.prisma.agentKey.findFirstOrThrow({ where: { account: { email } } });
       await page.goto(`${live.baseUrl}/profile/agents`);
-      await pageIsGood(w, `the keys page (${width.name})`);
+      await pageIsGood(w, `the keys page (${size.name})`);
 
       const row = page.locator(`tr[data-key-id="${key.id}"]`);
       const revoke = row.locator('summary', { hasText: 'Revoke' });
       const shown = await revoke.boundingBox();
       expect(shown, 'the Revoke control is shown').not.toBeNull();
       expect(shown!.x).toBeGreaterThanOrEqual(0);
-      expect(shown!.x + shown!.width, 'the Revoke control is on screen').toBeLessThanOrEqual(width.viewport.width);
+      expect(shown!.x + shown!.width, 'the Revoke control is on screen').toBeLessThanOrEqual(size.width);
 
       // The first click only asks.
       await revoke.click();
@@ -415,15 +390,15 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
       await expect(confirm.isVisible()).resolves.toBe(true);
       expect((await live.t.db.prisma.agentKey.findUniqueOrThrow({ where: { id: key.id } })).revokedAt).toBeNull();
       const box = await confirm.boundingBox();
-      expect(box!.x + box!.width).toBeLessThanOrEqual(width.viewport.width);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(size.width);
       expect(await fitsViewport(page)).toBe(true);
-      if (width.phone) await screenshot(page, 'contributor-keys-confirm-phone');
+      if (size.phone) await screenshot(page, 'contributor-keys-confirm-phone');
 
       await andLoad(page, () => confirm.click(), 200);
       await expect(page.getByRole('status').first().textContent()).resolves.toContain(`Key ${key.displayPrefix}… is revoked.`);
       await expect(row.locator('.key-state').textContent()).resolves.toContain('Revoked');
       expect((await live.t.db.prisma.agentKey.findUniqueOrThrow({ where: { id: key.id } })).revokedAt).not.toBeNull();
-      await pageIsGood(w, `the keys page after revoking (${width.name})`);
+      await pageIsGood(w, `the keys page after revoking (${size.name})`);
     });
   }
 
@@ -445,9 +420,7 @@ describe.skipIf(!HAS_CHROMIUM)('a contributor in a real browser', { timeout: 180
     await page.goto(`${live.baseUrl}/profile/reports`);
     await screenshot(page, 'contributor-my-reports-phone');
 
-    const anonymous = await browser.newContext({ viewport: WIDTHS[1].viewport, isMobile: true, hasTouch: true });
-    contexts.push(anonymous);
-    const a = await watchedPage(anonymous);
+    const a = await live.open(WIDTHS[1]);
     await a.page.goto(`${live.baseUrl}/sign-in`);
     await a.page.getByLabel('E-mail address').fill('not-an-address');
     const html = await andLoad(a.page, () => a.page.getByRole('button', { name: 'Send me a sign-in link' }).click(), 400);

@@ -3,53 +3,29 @@
 // with a screenshot, a moderator approves it in /admin, and the merchant page's matrix shows it.
 // Plus directory search with filters, the legacy category redirect and the agent guide; every
 // page is checked for console errors, CSP violations, HTML validity and axe-core findings.
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDir } from '../../src/mail/mailer.js';
 import { htmlProblems } from '../pages/html-validate.js';
 import {
+  DESK,
   expectErrorStatus,
   fitsViewport,
   HAS_CHROMIUM,
-  launchBrowser,
   screenshot,
   seriousAxeViolations,
-  SKIP_MESSAGE,
-  startLiveApp,
-  watchedPage,
-  type LiveApp,
+  startBrowserSuite,
+  type BrowserSuite,
   type WatchedPage,
 } from './browser.js';
-
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
 
 const PERSON = 'e2e.person@example.org';
 const MODERATOR = 'e2e.moderator@example.org';
 const EXPERIENCE = 'Found the cable fast. <script>alert("not escaped")</script> & the cart took two tries.';
 
-/** The sign-in link of the newest outbox message to `to` (quoted-printable decoded). */
-function outboxLink(dataDir: string, to: string, baseUrl: string): string {
-  const dir = outboxDir(dataDir);
-  const messages = readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .sort()
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .filter((eml) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(eml));
-  const eml = messages.at(-1);
-  if (!eml) throw new Error(`no sign-in mail to ${to} in ${dir}`);
-  const body = eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const match = new RegExp(`${baseUrl.replace(/[.]/g, '\\.')}/sign-in/verify\\?token=[A-Za-z0-9_-]+`).exec(body);
-  if (!match) throw new Error('no sign-in link in the mail');
-  return match[0];
-}
-
 // A browser on two busy cores is slower than a request: a generous per-test limit.
 describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  let context: BrowserContext;
+  let live: BrowserSuite;
   let w: WatchedPage;
   let page: Page;
   let target: { merchantId: string; slug: string; name: string; agentId: string; agentSlug: string; agentName: string; vendor: string };
@@ -78,10 +54,8 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
   }
 
   beforeAll(async () => {
-    live = await startLiveApp({ MODERATOR_EMAILS: MODERATOR });
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    w = await watchedPage(context);
+    live = await startBrowserSuite({ MODERATOR_EMAILS: MODERATOR });
+    w = await live.open(DESK);
     page = w.page;
     // A merchant with an owner statement on which one active agent has no reports yet.
     const rows = await live.t.db.pool.query<{
@@ -98,10 +72,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     expect(target).toBeDefined();
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   it('shows the directory, searches with filters, and keeps the phone layout', async () => {
     await visit('/');
@@ -154,15 +125,14 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     expect(alert).toContain('Region: must be a two-letter country code or GLOBAL');
 
     // Phone width: nothing wider than the screen.
-    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
-    const small = await watchedPage(phone);
+    const small = await live.open({ width: 360, height: 740, phone: true });
     for (const [p, name] of [['/', 'directory-phone'], [`/merchants/${target.slug}`, 'merchant-phone'], ['/how-it-works', null]] as const) {
       await small.page.goto(`${live.baseUrl}${p}`);
       expect(await fitsViewport(small.page), `${p} at 360 px`).toBe(true);
       if (name) await screenshot(small.page, name);
     }
     expect(small.problems).toEqual([]);
-    await phone.close();
+    await small.page.context().close();
   });
 
   it('redirects legacy category names and slugs to the canonical page', async () => {
@@ -199,7 +169,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     await page.getByLabel('E-mail address').fill(PERSON);
     await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
     await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await page.goto(outboxLink(live.t.config.dataDir, PERSON, live.baseUrl));
+    await page.goto(live.signInLink(PERSON));
     // Signing in without a page to return to lands on the person's own reports, greeted.
     expect(page.url()).toBe(`${live.baseUrl}/profile/reports`);
     await expect(page.getByRole('status').first().textContent()).resolves.toContain(`Welcome. You are signed in as ${PERSON}.`);
@@ -249,14 +219,9 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
     await expect(cell('ACCESS').getAttribute('data-status')).resolves.toBe('untested');
 
     // A moderator signs in (in a browser of their own) and approves it in /admin.
-    const moderatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const mod = await live.open(DESK);
     try {
-      const mod = await watchedPage(moderatorContext);
-      await mod.page.goto(`${live.baseUrl}/sign-in`);
-      await mod.page.getByLabel('E-mail address').fill(MODERATOR);
-      await mod.page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-      await mod.page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-      await mod.page.goto(outboxLink(live.t.config.dataDir, MODERATOR, live.baseUrl));
+      await live.signIn(mod.page, MODERATOR);
       // The pending queue, narrowed with its filters to this merchant and agent.
       await mod.page.goto(`${live.baseUrl}/admin/reports?status=PENDING`);
       await mod.page.getByLabel('Merchant (name, slug or website)').fill(target.slug);
@@ -271,7 +236,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser', { timeout: 120_000 }, () => 
       expect(await mod.cspViolations()).toEqual([]);
       expect(mod.problems).toEqual([]);
     } finally {
-      await moderatorContext.close();
+      await mod.page.context().close();
     }
 
     // The matrix shows the new evidence, cell by cell, with the report behind it.

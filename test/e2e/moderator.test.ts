@@ -3,53 +3,26 @@
 // report with a confirmation, reads what its author changed (the diff between versions) and
 // approves it. Every page on the way is checked for console errors, CSP violations, sideways
 // scrolling, HTML validity and axe findings (none at all on the touched admin pages).
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDir } from '../../src/mail/mailer.js';
 import { authorHandle } from '../../src/modules/moderation/author-handle.js';
 import { htmlProblems } from '../pages/html-validate.js';
-import { axeViolations, fitsViewport, HAS_CHROMIUM, launchBrowser, screenshot, SKIP_MESSAGE, startLiveApp, watchedPage, type LiveApp, type WatchedPage } from './browser.js';
-
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
+import { axeViolations, DESK, fitsViewport, HAS_CHROMIUM, screenshot, startBrowserSuite, type BrowserSuite, type WatchedPage } from './browser.js';
 
 const MODERATOR = 'e2e.moderator28@example.org';
 
-/** The sign-in link of the newest outbox message to `to` (quoted-printable decoded). */
-function outboxLink(dataDir: string, to: string): string {
-  const dir = outboxDir(dataDir);
-  const eml = readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .sort()
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .filter((text) => new RegExp(`^To: ${to.replace(/\./g, '\\.')}$`, 'm').test(text))
-    .at(-1);
-  if (!eml) throw new Error(`no sign-in mail to ${to}`);
-  const body = eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return /https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(body)![0];
-}
-
 describe.skipIf(!HAS_CHROMIUM)('a moderator in a real browser (issue 28)', { timeout: 180_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  let context: BrowserContext;
+  let live: BrowserSuite;
   let w: WatchedPage;
   let page: Page;
 
   beforeAll(async () => {
-    live = await startLiveApp({ MODERATOR_EMAILS: MODERATOR });
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    w = await watchedPage(context);
+    live = await startBrowserSuite({ MODERATOR_EMAILS: MODERATOR });
+    w = await live.open(DESK);
     page = w.page;
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   /** What every touched admin page must satisfy at 1280 px: no axe violation at all. */
   async function pageIsGood(where: string): Promise<void> {
@@ -90,11 +63,7 @@ describe.skipIf(!HAS_CHROMIUM)('a moderator in a real browser (issue 28)', { tim
     });
 
     // Signs in; the header offers the moderation area with its count.
-    await page.goto(`${live.baseUrl}/sign-in`);
-    await page.getByLabel('E-mail address').fill(MODERATOR);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await page.goto(outboxLink(live.t.config.dataDir, MODERATOR));
+    await live.signIn(page, MODERATOR);
     await page.goto(`${live.baseUrl}/`);
     const pending = await live.t.db.prisma.report.count({ where: { status: 'PENDING' } });
     const door = page.getByRole('banner').getByRole('link', { name: `Moderation (${pending} pending)`, exact: true });

@@ -5,18 +5,15 @@
 // correction and revokes the claim, after which the shop's page no longer shows either. Every
 // page the owner touches is checked for console errors, CSP violations, sideways scrolling and
 // serious axe findings.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from '../setup/outbound.js';
-import { fitsViewport, HAS_CHROMIUM, launchBrowser, outboxMessages, screenshot, seriousAxeViolations, SKIP_MESSAGE, startLiveApp, watchedPage, type LiveApp, type WatchedPage } from './browser.js';
-
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
+import { fitsViewport, HAS_CHROMIUM, screenshot, seriousAxeViolations, startBrowserSuite, type BrowserSuite, type WatchedPage } from './browser.js';
 
 const MODERATOR = 'e2e.owners.moderator@example.org';
 
 describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { timeout: 240_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
+  let live: BrowserSuite;
   let site: Fixture;
   /** What the shops' websites serve: `${host}${path}` to a body. */
   const files = new Map<string, string>();
@@ -29,24 +26,13 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
       res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
     });
     // The demo shops live under .example: reached at the fixture, nothing else is.
-    live = await startLiveApp({ MODERATOR_EMAILS: MODERATOR, OUTBOUND_TEST_HOSTS: `*.example=127.0.0.1:${site.port}` });
-    browser = await launchBrowser();
+    live = await startBrowserSuite({ MODERATOR_EMAILS: MODERATOR, OUTBOUND_TEST_HOSTS: `*.example=127.0.0.1:${site.port}` });
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await live?.close();
     await site?.close();
   });
-
-  async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(`${live.baseUrl}/sign-in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    const mail = outboxMessages(live.t.config.dataDir, email).at(-1)!;
-    await page.goto(/https?:\/\/[^\s"<>]+\/sign-in\/verify\?token=[A-Za-z0-9_-]+/.exec(mail)![0]);
-  }
 
   /** A public shop of its own host (not a path on a shared one) with an approved report, not used yet. */
   async function aShopWithReports() {
@@ -62,17 +48,15 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
 
   for (const width of [390, 1280]) {
     describe(`at ${width} px`, () => {
-      let context: BrowserContext;
       let w: WatchedPage;
       let page: Page;
       const owner = `e2e.owner.${width}@example.org`;
 
       beforeAll(async () => {
-        context = await browser.newContext({ viewport: { width, height: 900 } });
-        w = await watchedPage(context);
+        w = await live.open({ width, height: 900 });
         page = w.page;
       });
-      afterAll(() => context?.close());
+      afterAll(() => w?.page.context().close());
 
       async function pageIsGood(where: string): Promise<void> {
         expect(await fitsViewport(page), `${where} is no wider than the screen`).toBe(true);
@@ -84,7 +68,7 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
       it('claims a shop by the well-known file, speaks for it, and a moderator revokes the claim', async () => {
         const shop = await aShopWithReports();
         const host = new URL(shop.website).hostname;
-        await signIn(page, owner);
+        await live.signIn(page, owner);
 
         // "Is this your shop?" on the shop's page starts a claim.
         await page.goto(`${live.baseUrl}/merchants/${shop.slug}`);
@@ -146,10 +130,9 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
         expect((await live.t.db.prisma.merchant.findUniqueOrThrow({ where: { id: shop.id } })).name).toBe(shop.name);
 
         // The moderator approves the reply, applies the correction, then revokes the claim.
-        const modContext = await browser.newContext({ viewport: { width, height: 900 } });
-        const mod = (await watchedPage(modContext)).page;
+        const mod = (await live.open({ width, height: 900 })).page;
         try {
-          await signIn(mod, MODERATOR);
+          await live.signIn(mod, MODERATOR);
           await mod.goto(`${live.baseUrl}/admin/owners`);
           const reply = mod.locator('li').filter({ hasText: 'we fixed the address form' }).first();
           await reply.getByRole('button', { name: 'Approve this reply' }).click();
@@ -167,7 +150,7 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
           await mod.getByRole('button', { name: 'Revoke the claim' }).click();
           await expect(mod.getByRole('status').first().textContent()).resolves.toContain('Claim revoked');
         } finally {
-          await modContext.close();
+          await mod.context().close();
         }
         await page.goto(`${live.baseUrl}/merchants/${shop.slug}`);
         const after = (await page.locator('main').textContent())!.replace(/\s+/g, ' ');

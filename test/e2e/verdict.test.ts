@@ -6,30 +6,27 @@
 // the API, and its table lists every merchant the category counts; sponsored listings are cards,
 // marked; the agent page's counts lead to their lists; a search for an agent's name points to it;
 // every page validates, passes axe, and no page, and no element on it, is wider than the viewport.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_NOW } from '../setup/demo.js';
 import { aMerchant, aReport } from '../factories/index.js';
 import { htmlProblems } from '../pages/html-validate.js';
 import {
+  DESK,
   HAS_CHROMIUM,
   fitsViewport,
-  launchBrowser,
+  PHONE,
   screenshot,
   seriousAxeViolations,
-  SKIP_MESSAGE,
-  startLiveApp,
-  watchedPage,
-  type LiveApp,
+  startBrowserSuite,
+  type BrowserSuite,
   type WatchedPage,
 } from './browser.js';
 
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
-
 const WIDTHS = [
-  { name: 'small-phone', width: 320, height: 640, isMobile: true },
-  { name: 'phone', width: 390, height: 844, isMobile: true },
-  { name: 'desktop', width: 1280, height: 900, isMobile: false },
+  { name: 'small-phone', width: 320, height: 640, phone: true },
+  { name: 'phone', ...PHONE },
+  { name: 'desktop', ...DESK },
 ] as const;
 type Size = (typeof WIDTHS)[number];
 
@@ -107,17 +104,9 @@ const LEGEND_COLOURS = `Object.fromEntries([...document.querySelectorAll('.verdi
 }))`;
 
 describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  let live: BrowserSuite;
   let agent: { slug: string; name: string };
   let green: string;
-
-  async function open(size: Size): Promise<WatchedPage> {
-    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, isMobile: size.isMobile, hasTouch: size.isMobile });
-    contexts.push(context);
-    return watchedPage(context);
-  }
 
   const json = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${live.baseUrl}${path}`);
@@ -174,8 +163,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
   }
 
   beforeAll(async () => {
-    live = await startLiveApp();
-    browser = await launchBrowser();
+    live = await startBrowserSuite();
     // A shop where the agent is known (three agreeing reports) to get through checkout.
     const prisma = live.t.db.prisma;
     const now = new Date(DEMO_NOW);
@@ -195,15 +183,11 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
     green = shop.slug;
   }, 120_000);
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   for (const size of WIDTHS) {
     it(`at ${size.width} px: from the home page to the shops where an agent gets as far as checkout in three actions or fewer, the results in the first screen`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       const { page } = w;
       await page.goto(`${live.baseUrl}/`);
       let actions = 0;
@@ -243,7 +227,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
     });
 
     it(`at ${size.width} px every card, merchant page and table shows the API's verdicts in the legend's colours`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       const pages: Array<[string, string]> = [
         ['/', '/api/v1/merchants'],
         ['/?q=shop', '/api/v1/merchants?q=shop'],
@@ -278,7 +262,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
     });
 
     it(`at ${size.width} px a category page leads with which agent gets furthest there, as the API counts, and its table lists every merchant it counts`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       const { page } = w;
       const categories = (await json<{ data: Array<{ slug: string; name: string; merchantCount: number }> }>('/api/v1/categories')).data;
       for (const category of categories.filter((c) => c.merchantCount > 0).slice(0, 3)) {
@@ -319,7 +303,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
     });
 
     it(`at ${size.width} px sponsored listings are marked cards with their evidence, and nothing is wider than the screen`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       const { page } = w;
       await page.goto(`${live.baseUrl}/`);
       const sponsoredCards = page.locator('.merchant-card.sponsored');
@@ -345,7 +329,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verdict, in a real browser', { timeout: 240_
     });
 
     it(`at ${size.width} px the agent page's counts lead to their lists, by category too, and a search for the agent points to it`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       const { page } = w;
       await page.goto(`${live.baseUrl}/agents/${agent.slug}`);
       const overview = page.locator('.agent-overview');

@@ -5,26 +5,14 @@
 // status" never clips the table, each agent's status comes with its sentence and its marked
 // cell, and every confidence badge leads to the one definition. Every page is checked for
 // console errors, CSP violations, HTML validity and serious axe-core findings.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlProblems } from '../pages/html-validate.js';
-import {
-  HAS_CHROMIUM,
-  fitsViewport,
-  launchBrowser,
-  seriousAxeViolations,
-  SKIP_MESSAGE,
-  startLiveApp,
-  watchedPage,
-  type LiveApp,
-  type WatchedPage,
-} from './browser.js';
-
-if (!HAS_CHROMIUM) console.warn(SKIP_MESSAGE);
+import { DESK, HAS_CHROMIUM, fitsViewport, PHONE, seriousAxeViolations, startBrowserSuite, type BrowserSuite } from './browser.js';
 
 const WIDTHS = [
-  { name: 'desktop', width: 1280, height: 900, isMobile: false },
-  { name: 'phone', width: 390, height: 844, isMobile: true },
+  { name: 'desktop', ...DESK },
+  { name: 'phone', ...PHONE },
 ] as const;
 
 // Browser code as text: the project compiles without the DOM library.
@@ -40,21 +28,12 @@ interface Box {
 }
 
 describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000 }, () => {
-  let live: LiveApp;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  let live: BrowserSuite;
   let busy: { slug: string; agents: number };
   let sponsored: string;
   let owned: string;
   let agentSlug: string;
   let publicPages: string[];
-
-  /** A page of its own at this width, watched for console errors and CSP violations. */
-  async function open(size: (typeof WIDTHS)[number]): Promise<WatchedPage> {
-    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, isMobile: size.isMobile, hasTouch: size.isMobile });
-    contexts.push(context);
-    return watchedPage(context);
-  }
 
   /** Neither wider than the viewport nor zoomed out to fit (a phone widens its layout viewport). */
   async function noSidewaysScroll(page: Page, width: number, where: string): Promise<void> {
@@ -63,8 +42,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
   }
 
   beforeAll(async () => {
-    live = await startLiveApp();
-    browser = await launchBrowser();
+    live = await startBrowserSuite();
     const json = async <T>(path: string): Promise<T> => (await (await fetch(`${live.baseUrl}${path}`)).json()) as T;
     const { data } = await json<{ data: Array<{ slug: string; sponsored: boolean; agents: unknown[] }> }>('/api/v1/merchants?sort=popular');
     const unsponsored = data.filter((m) => !m.sponsored).sort((a, b) => b.agents.length - a.agents.length);
@@ -92,15 +70,11 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
     ];
   }, 120_000);
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await live?.close();
-  });
+  afterAll(() => live?.close());
 
   for (const size of WIDTHS) {
     it(`at ${size.width} px no public page scrolls sideways, and every page is valid and accessible`, async () => {
-      const w = await open(size);
+      const w = await live.open(size);
       for (const path of publicPages) {
         const response = await w.page.goto(`${live.baseUrl}${path}`);
         expect(response?.status(), path).toBe(200);
@@ -113,7 +87,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
     });
 
     it(`at ${size.width} px a plain search keeps the filters closed, and puts a result on the first screen (before the filters on a phone)`, async () => {
-      const { page, problems } = await open(size);
+      const { page, problems } = await live.open(size);
       await page.goto(`${live.baseUrl}/`);
       await page.getByLabel('Search merchants by name or website').fill('a');
       await Promise.all([page.waitForURL(/\?q=a$/), page.keyboard.press('Enter')]);
@@ -126,7 +100,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
       const heading = (await page.locator('#results-heading').boundingBox()) as Box;
       const name = (await page.locator('.merchant-card h3').first().boundingBox()) as Box;
       expect(name.y + name.height).toBeLessThanOrEqual(size.height);
-      if (size.isMobile) expect(heading.y + heading.height).toBeLessThanOrEqual(filters.y);
+      if (size.phone) expect(heading.y + heading.height).toBeLessThanOrEqual(filters.y);
       else {
         expect(filters.x + filters.width).toBeLessThanOrEqual(card.x); // beside the results, on their left
         expect(card.y + 40).toBeLessThan(size.height);
@@ -137,7 +111,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
   }
 
   it('on a phone the matrix is one card per agent, each task status beside its agent\'s name', async () => {
-    const { page, problems } = await open(WIDTHS[1]);
+    const { page, problems } = await live.open(WIDTHS[1]);
     await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
     expect(await page.evaluate<boolean>(MATRIX_FITS_ITS_BOX)).toBe(true);
     const rows = page.locator('.matrix tbody tr');
@@ -164,7 +138,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
   });
 
   it('on a desktop "Why this status" opens inside its cell without clipping the table', async () => {
-    const { page, problems } = await open(WIDTHS[0]);
+    const { page, problems } = await live.open(WIDTHS[0]);
     await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
     const wrap = page.locator('.matrix-wrap');
     const before = await page.locator('.matrix').boundingBox() as Box;
@@ -192,7 +166,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
 
   for (const size of WIDTHS) {
     it(`at ${size.width} px each agent's verdict comes first with its evidence, and its row of the table carries it`, async () => {
-      const { page, problems } = await open(size);
+      const { page, problems } = await live.open(size);
       await page.goto(`${live.baseUrl}/merchants/${busy.slug}`);
       const profile = (await (await fetch(`${live.baseUrl}/api/v1/merchants/${busy.slug}`)).json()) as {
         data: { agents: Array<{ agent: { slug: string }; label: string; counts: { total: number }; verdict: { evidenceText: string; colour: string } }> };
@@ -216,7 +190,7 @@ describe.skipIf(!HAS_CHROMIUM)('a visitor in a real browser', { timeout: 180_000
   }
 
   it('confidence links beside the verdicts lead to the one plain-language definition', async () => {
-    const { page, problems } = await open(WIDTHS[1]);
+    const { page, problems } = await live.open(WIDTHS[1]);
     await page.goto(`${live.baseUrl}/`);
     const links = page.locator('.verdict-evidence a');
     expect(await links.count()).toBeGreaterThan(10);

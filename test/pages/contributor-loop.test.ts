@@ -15,7 +15,7 @@ import { createMailer, decisionMessage, outboxDir, type DecisionNotice } from '.
 import { decisionNoticesSent, registerDecisionNotices, retryDelayMs, sendDueDecisionNotices } from '../../src/modules/moderation/decision-notices.js';
 import { approveReport, rejectReport, withdrawReport } from '../../src/modules/moderation/moderation.service.js';
 import { issueKey } from '../../src/modules/keys/keys.service.js';
-import { countryCode } from '../../src/modules/reports/regions.js';
+import { countryCode } from '../../src/countries.js';
 import { contributionTargets } from '../factories/index.js';
 import { createTestApp, scratchDataDir, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { captureMailer, csrfTokenOf, signIn } from '../setup/session.js';

@@ -191,6 +191,9 @@ describe('GET /api/v1/merchants', () => {
     ['days=0', 'days'],
     ['minReports=-1', 'minReports'],
     ['region=Germany', 'region'],
+    // One country validator for reports and merchants (issue 36): EU and unassigned codes are no countries.
+    ['region=EU', 'region'],
+    ['region=XX', 'region'],
     ['agent=no-such-agent', 'agent'],
     ['category=no-such-category', 'category'],
     ['q=', 'q'],

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { OUTCOMES, TASKS, type OutcomeKey } from '../aggregation/constants.js';
 import { storable } from '../../text.js';
 import { websiteProblem } from '../merchants/merchant-admin.service.js';
-import { countryCode } from '../reports/regions.js';
+import { serviceRegion } from '../../countries.js';
 import { Notice } from '../directory/schemas.js';
 import { CLAIM_METHODS } from './proof.js';
 import { REPLY_MAX_LENGTH } from './owners.service.js';
@@ -65,9 +65,7 @@ export const correctionBody = z
     serviceRegions: z
       .array(
         z.string().transform((value, ctx) => {
-          const upper = value.trim().toUpperCase();
-          if (upper === 'GLOBAL') return upper;
-          const code = countryCode(value);
+          const code = serviceRegion(value);
           if (!code) {
             ctx.addIssue({ code: 'custom', message: 'must be a country (ISO 3166-1 alpha-2 code or name) or GLOBAL' });
             return z.NEVER;

@@ -11,18 +11,19 @@ import { UUID_PATTERN, slugify } from '../../text.js';
 import { evidenceChanged, lockMerchants } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { categoryName, findMerchant, insertMerchant, slugOwner, updateMerchantRow, type MerchantFields } from './merchant-admin.repository.js';
+import { serviceRegion } from '../../countries.js';
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** "de, FR global" -> ["DE", "FR", "GLOBAL"]; unknown codes are errors. */
 function parseRegions(input: string, ctx: z.RefinementCtx): string[] {
-  const codes = [...new Set(input.split(/[\s,;]+/).filter(Boolean).map((c) => c.toUpperCase()))];
-  for (const code of codes) {
-    const name = code === 'GLOBAL' ? code : /^[A-Z]{2}$/.test(code) ? regionNames.of(code) : undefined;
-    if (!name || (name === code && code !== 'GLOBAL') || name === 'Unknown Region') {
-      ctx.addIssue({ code: 'custom', message: `"${code}" is not a country code: use two-letter codes such as DE or US, or GLOBAL` });
+  const codes: string[] = [];
+  for (const typed of input.split(/[\s,;]+/).filter(Boolean)) {
+    const code = serviceRegion(typed);
+    if (!code) {
+      ctx.addIssue({ code: 'custom', message: `"${typed}" is not a country code: use two-letter codes such as DE or US, or GLOBAL` });
       return [];
     }
+    if (!codes.includes(code)) codes.push(code);
   }
   if (codes.length > 50) ctx.addIssue({ code: 'custom', message: 'At most 50 regions' });
   return codes.sort();

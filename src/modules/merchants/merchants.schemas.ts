@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../aggregation/constants.js';
 import { independentParam, intParam, pageParam, slugParam } from '../directory/query.js';
 import { storable } from '../../text.js';
+import { isServiceRegion } from '../../countries.js';
 
 export const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating', 'reach'] as const;
 const MERCHANT_VIEWS = ['standard', 'compact'] as const;
@@ -33,6 +34,7 @@ const merchantFilters = {
     .string()
     .regex(/^([A-Za-z]{2}|GLOBAL|global)$/, 'must be a two-letter country code or GLOBAL')
     .transform((s) => s.toUpperCase())
+    .refine(isServiceRegion, 'must be a two-letter country code or GLOBAL')
     .optional()
     .describe('Merchants known to serve this region (ISO 3166-1 alpha-2), including those serving GLOBAL.'),
   stage: z.enum(STAGES).optional().describe('Merchants with an approved report whose furthest stage is exactly this.'),

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { FieldErrors } from '../../forms.js';
 import { TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
-import { REGION_MESSAGE } from './regions.js';
+import { REGION_MESSAGE } from '../../countries.js';
 import { EARLIEST_TEST_DATE, EXPERIENCE_MAX_LENGTH } from './submission.schema.js';
 
 /** The form's fields in page order, with the words the summary uses for them. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS, type OutcomeKey } from '../aggregation/constants.js';
 import { storable } from '../../text.js';
 import { FIELD_DESCRIPTIONS } from './definitions.js';
-import { countryCode, isCountryCode, REGION_MESSAGE } from './regions.js';
+import { countryCode, isCountryCode, REGION_MESSAGE } from '../../countries.js';
 
 export const EXPERIENCE_MAX_LENGTH = 4_000;
 

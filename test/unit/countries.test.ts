@@ -2,7 +2,7 @@
 // country code, and the names people and agents actually write (the ISO short names, common
 // short forms, typographic apostrophes) are countries.
 import { describe, expect, it } from 'vitest';
-import { countryCode } from '../../src/modules/reports/regions.js';
+import { countryCode, isServiceRegion, serviceRegion } from '../../src/countries.js';
 
 describe('countryCode', () => {
   it('refuses letters whose upper case spells a code: ß is not South Sudan, ﬁ not Finland, ﬆ not São Tomé', () => {
@@ -46,5 +46,14 @@ describe('countryCode', () => {
 
   it('still refuses what is not a country', () => {
     for (const typed of ['Atlantis', 'EU', 'Europe', 'Berlin', 'XX', '', 'Korea Town', 'Viet']) expect(countryCode(typed), typed).toBeNull();
+  });
+
+  it('reads a service region as a country or GLOBAL, the same rule for merchants as for reports; EU is no country', () => {
+    for (const [typed, code] of [['de', 'DE'], ['Germany', 'DE'], ['global', 'GLOBAL'], [' GLOBAL ', 'GLOBAL'], ['FRA', 'FR']] as const) {
+      expect(serviceRegion(typed), typed).toBe(code);
+    }
+    for (const typed of ['EU', 'eu', 'Europe', 'XX', 'worldwide', '']) expect(serviceRegion(typed), typed).toBeNull();
+    expect(['DE', 'GLOBAL'].every(isServiceRegion)).toBe(true);
+    expect(['EU', 'XX', 'de', 'Global'].some(isServiceRegion)).toBe(false);
   });
 });

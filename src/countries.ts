@@ -1,7 +1,9 @@
-// Where a test ran from: a country, stored as its ISO 3166-1 alpha-2 code. People type
-// "Germany", "germany", "de", "DEU" or "Deutschland"; each becomes "DE". Anything that is not a
-// country (a city, a continent, "EU") is refused, by the form and the API alike (the submission
-// schema applies this rule). The country list is i18n-iso-countries' (kept up to date with ISO
+// The one country validator (issue 36): where a test ran from (a report's region) and where a
+// merchant delivers (its service regions: countries, or GLOBAL) are countries, stored as ISO
+// 3166-1 alpha-2 codes. People type "Germany", "germany", "de", "DEU" or "Deutschland"; each
+// becomes "DE". Anything that is not a country (a city, a continent, "EU") is refused, by the
+// forms, the API and the directory's region filter alike: "EU" is ISO's reserved code, not an
+// assigned country, and a shop listed for "EU" would never match a country's filter. The country list is i18n-iso-countries' (kept up to date with ISO
 // 3166-1), with its English, German, French and Spanish names and their common short forms
 // (UK, USA), plus the ISO short names and usual short forms those lists leave out (ALIASES).
 //
@@ -64,4 +66,15 @@ export function countryCode(input: string): string | null {
     if (code) return code;
   }
   return null;
+}
+
+/** The service region meaning everywhere. */
+export const GLOBAL_REGION = 'GLOBAL';
+
+/** Whether `code` is a service region as stored: an assigned country's alpha-2 code, or GLOBAL. */
+export const isServiceRegion = (code: string): boolean => code === GLOBAL_REGION || isCountryCode(code);
+
+/** The stored service region of what a person typed (a country's code or name, or "global"), or null. */
+export function serviceRegion(input: string): string | null {
+  return input.trim().toUpperCase() === GLOBAL_REGION ? GLOBAL_REGION : countryCode(input);
 }
