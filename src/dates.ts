@@ -28,3 +28,17 @@ export function isoDay(value: string | Date | null | undefined): string {
 /** "2026-11-22 14:05 UTC". */
 export const formatTime = (date: Date | null | undefined): string =>
   date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
+
+/** The earliest day any input takes (before it, a date is a typo; PostgreSQL has no year 0). */
+export const EARLIEST_DAY = '2000-01-01';
+
+/**
+ * The one date rule of every input (issue 36: a report's testedAt, the admin forms' days): a
+ * real calendar day written YYYY-MM-DD; each input also takes none before EARLIEST_DAY. Each
+ * edge words its refusals.
+ */
+export function isCalendarDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}

@@ -3,6 +3,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { SLUG_PATTERN, textProblem } from './text.js';
+import { EARLIEST_DAY, isCalendarDay } from './dates.js';
 
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
@@ -62,7 +63,8 @@ export const dayField = (missing: string) =>
     .trim()
     .min(1, missing)
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'Enter a date as YYYY-MM-DD')
-    .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'Not a real date');
+    .refine(isCalendarDay, 'Not a real date')
+    .refine((s) => s >= EARLIEST_DAY, `Enter a date from ${EARLIEST_DAY} on`);
 
 /** A one-time message for the next page a person sees, after a form post redirected there. */
 export interface PageFlash {

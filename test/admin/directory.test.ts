@@ -240,6 +240,16 @@ describe('directory management on /admin', () => {
       expect(res.text).toMatch(/<option value="WORKS" selected>/);
     });
 
+    it('takes a declaration date by the one date rule of every input: a real day, from 2000 on (issue 36)', async () => {
+      const merchant = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true, ownerStatement: null } });
+      for (const [declaredOn, message] of [['0000-01-01', 'Enter a date from 2000-01-01 on'], ['1999-12-31', 'Enter a date from 2000-01-01 on'], ['2026-02-30', 'Not a real date']]) {
+        const res = await postForm(moderator, `/admin/merchants/${merchant.id}/owner-statement`, { statement: 'Agents welcome.', declaredOn });
+        expect(res.status, declaredOn).toBe(400);
+        expect(res.text, declaredOn).toContain(message);
+      }
+      expect(await t.db.prisma.ownerStatement.count({ where: { merchantId: merchant.id } })).toBe(0);
+    });
+
     it('publishes a statement attributed to the owner; it never counts and the ownership evidence stays private', async () => {
       const r = await pick('APPROVED');
       const merchant = await t.db.prisma.merchant.findUniqueOrThrow({ where: { id: r.merchantId } });

@@ -5,6 +5,7 @@ import { FAILURE_REASONS, OUTCOMES, STAGES, TASKS, type OutcomeKey } from '../ag
 import { storable } from '../../text.js';
 import { FIELD_DESCRIPTIONS } from './definitions.js';
 import { countryCode, isCountryCode, REGION_MESSAGE } from '../../countries.js';
+import { EARLIEST_DAY, isCalendarDay } from '../../dates.js';
 
 export const EXPERIENCE_MAX_LENGTH = 4_000;
 
@@ -22,17 +23,14 @@ const PLACEHOLDER = /^(?:unknown|n\/?a|none|null|undefined|not known|-+|\?+)$/i;
 const known = (field: ReturnType<typeof text>) =>
   field.refine((value) => !PLACEHOLDER.test(value), 'leave this field out when it is not known (never "unknown", "n/a" or a guess)');
 
-/** The earliest test date taken (before it, the date is a typo, and PostgreSQL has no year 0). */
-export const EARLIEST_TEST_DATE = '2000-01-01';
+/** The earliest test date taken: the earliest day of every input. */
+export const EARLIEST_TEST_DATE = EARLIEST_DAY;
 
-/** A real calendar date written YYYY-MM-DD. Whether it lies in the future is checked against the clock. */
+/** A real calendar date written YYYY-MM-DD (dates.ts). Whether it lies in the future is checked against the clock. */
 const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  }, 'must be a real calendar date')
+  .refine(isCalendarDay, 'must be a real calendar date')
   .refine((value) => value >= EARLIEST_TEST_DATE, `must be ${EARLIEST_TEST_DATE} or later`);
 
 /** The fields of spec 2.1. */
