@@ -35,6 +35,9 @@ import { requestDeadline } from './web/middleware/deadline.js';
 import { createAppMetrics } from './web/middleware/metrics.js';
 import { metricsRouter } from './http/routers/metrics.js';
 import { fetcherFromConfig, type Fetcher } from './outbound/fetcher.js';
+import { cursorCodec } from './modules/automation/cursor.js';
+import type { AutomationDeps } from './modules/automation/automation.service.js';
+import type { SubmissionDeps } from './modules/reports/submissions.service.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -117,6 +120,23 @@ export function createApp(deps: AppDeps): Express {
   // Everything that reaches an address a user typed goes through this one fetcher.
   const fetcher = deps.fetcher ?? fetcherFromConfig(config);
   const quotas = submissionQuotas(deps.pool, deps.clock, config.limits);
+  // The contribution and automation services' dependencies, built once for both edges (a cursor
+  // from the API works over MCP and back; a report's address hash is keyed alike).
+  const submissions: SubmissionDeps = {
+    prisma: deps.prisma,
+    baseUrl: config.baseUrl,
+    browserQuota: quotas.browser,
+    agentQuota: quotas.agent,
+    addressSecret: config.sessionSecret,
+  };
+  const automation: AutomationDeps = {
+    prisma: deps.prisma,
+    baseUrl: config.baseUrl,
+    agentQuota: quotas.agent,
+    addressSecret: config.sessionSecret,
+    queueCursors: cursorCodec(config.sessionSecret, 'queue'),
+    reportCursors: cursorCodec(config.sessionSecret, 'own-reports'),
+  };
   const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger });
   app.use(
     '/api',
@@ -133,7 +153,8 @@ export function createApp(deps: AppDeps): Express {
       responses,
       compress,
       guards,
-      cursorSecret: config.sessionSecret,
+      submissions,
+      automation,
       fetcher,
     }),
   );
@@ -150,7 +171,8 @@ export function createApp(deps: AppDeps): Express {
       quotas,
       guards,
       logger,
-      cursorSecret: config.sessionSecret,
+      submissions,
+      automation,
     }),
   );
 

@@ -12,7 +12,8 @@ import type { Config } from '../config/env.js';
 import type { Quota } from '../modules/limits/quota.js';
 import type { ApiGuards } from '../web/middleware/guards.js';
 import type { Logger } from '../logger.js';
-import { cursorCodec } from '../modules/automation/cursor.js';
+import type { AutomationDeps } from '../modules/automation/automation.service.js';
+import type { SubmissionDeps } from '../modules/reports/submissions.service.js';
 import { MCP_MAX_BODY_BYTES, mcpHandler } from './server.js';
 import type { ToolServices } from './tools.js';
 import { hasBearer } from '../web/middleware/bearer.js';
@@ -28,8 +29,9 @@ export interface McpDeps {
   quotas: { browser: Quota; agent: Quota };
   guards: ApiGuards;
   logger: Logger;
-  /** Signs pagination cursors (the same codecs as the automation API). */
-  cursorSecret: string;
+  /** The services the automation API uses too, built once by app.ts: a cursor from either door works in the other. */
+  submissions: SubmissionDeps;
+  automation: AutomationDeps;
 }
 
 // Answers concern the caller's key (or nobody's) and are never stored by a shared cache.
@@ -114,16 +116,8 @@ export function mcpRouter(deps: McpDeps): Router {
     baseUrl,
     clock: deps.clock,
     limits: deps.limits,
-    submissions: { prisma, baseUrl, browserQuota: deps.quotas.browser, agentQuota: deps.quotas.agent, addressSecret: deps.cursorSecret },
-    // The automation API's cursor codecs (same names): a cursor from either door works in the other.
-    automation: {
-      prisma,
-      baseUrl,
-      agentQuota: deps.quotas.agent,
-      addressSecret: deps.cursorSecret,
-      queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
-      reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
-    },
+    submissions: deps.submissions,
+    automation: deps.automation,
   };
   const { publicLimiter, privateGate } = deps.guards;
   // A router used as middleware runs its stack, then hands on to what follows.

@@ -14,7 +14,7 @@ export type CacheProfile =
   /** Public answers: any cache, for `seconds`; `staleIfError` adds the stale-if-error bound. */
   | { publicSeconds: number; staleIfError?: boolean };
 
-export function cacheControlValue(profile: CacheProfile): string {
+function cacheControlValue(profile: CacheProfile): string {
   if (profile === 'no-store') return 'no-store';
   if (profile === 'browser-revalidate') return 'private, max-age=0, must-revalidate';
   const base = `public, max-age=${profile.publicSeconds}`;

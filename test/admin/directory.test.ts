@@ -242,7 +242,7 @@ describe('directory management on /admin', () => {
 
     it('takes a declaration date by the one date rule of every input: a real day, from 2000 on (issue 36)', async () => {
       const merchant = await t.db.prisma.merchant.findFirstOrThrow({ where: { isPublic: true, ownerStatement: null } });
-      for (const [declaredOn, message] of [['0000-01-01', 'Enter a date from 2000-01-01 on'], ['1999-12-31', 'Enter a date from 2000-01-01 on'], ['2026-02-30', 'Not a real date']]) {
+      for (const [declaredOn, message] of [['0000-01-01', 'Enter a date from 2000-01-01 on'], ['1999-12-31', 'Enter a date from 2000-01-01 on'], ['2026-02-30', 'Not a real date']] as const) {
         const res = await postForm(moderator, `/admin/merchants/${merchant.id}/owner-statement`, { statement: 'Agents welcome.', declaredOn });
         expect(res.status, declaredOn).toBe(400);
         expect(res.text, declaredOn).toContain(message);

@@ -12,7 +12,8 @@ import { contributionRouter } from './contribution.js';
 import { automationRouter } from './automation.js';
 import { ownersRouter } from './owners.js';
 import type { Fetcher } from '../../outbound/fetcher.js';
-import { cursorCodec } from '../../modules/automation/cursor.js';
+import type { AutomationDeps } from '../../modules/automation/automation.service.js';
+import type { SubmissionDeps } from '../../modules/reports/submissions.service.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
 import { methodTable, type Mounts } from '../../web/middleware/methods.js';
@@ -31,8 +32,9 @@ export interface ApiDeps {
   /** Compression, for the answers the response cache does not serve. */
   compress: RequestHandler;
   guards: ApiGuards;
-  /** Signs pagination cursors. */
-  cursorSecret: string;
+  /** The contribution and automation services' own dependencies, built once by app.ts for both edges. */
+  submissions: SubmissionDeps;
+  automation: AutomationDeps;
   /** DATA_DIR (the index links the newest open-data dump once one exists). */
   dataDir: string;
   /** The one SSRF-safe fetcher (claim checks). */
@@ -57,32 +59,16 @@ const crossOrigin = cors({
 
 export function apiRouter(deps: ApiDeps): Router {
   const { publicLimiter, privateGate, privateAddressLimiter } = deps.guards;
-  const submissions = {
-    prisma: deps.prisma,
-    baseUrl: deps.baseUrl,
-    browserQuota: deps.quotas.browser,
-    agentQuota: deps.quotas.agent,
-    addressSecret: deps.cursorSecret,
-  };
   const mounts: Mounts = [
     ['/v1', openApiRouter(deps)],
-    ['/v1', contributionRouter({ ...submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateGate, privateAddressLimiter })],
+    ['/v1', contributionRouter({ ...deps.submissions, clock: deps.clock, origin: deps.origin, session: deps.session, privateGate, privateAddressLimiter })],
     [
       '/v1',
       ownersRouter({ prisma: deps.prisma, clock: deps.clock, baseUrl: deps.baseUrl, origin: deps.origin, session: deps.session, fetcher: deps.fetcher, privateAddressLimiter }),
     ],
     [
       '/v1/automation',
-      automationRouter({
-        prisma: deps.prisma,
-        baseUrl: deps.baseUrl,
-        clock: deps.clock,
-        privateGate,
-        agentQuota: deps.quotas.agent,
-        addressSecret: deps.cursorSecret,
-        queueCursors: cursorCodec(deps.cursorSecret, 'queue'),
-        reportCursors: cursorCodec(deps.cursorSecret, 'own-reports'),
-      }),
+      automationRouter({ ...deps.automation, clock: deps.clock, privateGate }),
     ],
     ['/v1', publicRouter({ ...deps, limiter: publicLimiter, cache: deps.responses.middleware({ limiter: publicLimiter }) })],
   ];

@@ -22,6 +22,7 @@ import { validateQuery } from '../../web/middleware/validate.js';
 import { appendRateLimitHeaders } from '../../web/problem.js';
 import { cursorLink } from '../../web/links.js';
 import { cacheControl } from '../../web/cache-control.js';
+import { versionTag } from '../../modules/reports/versions.js';
 
 export interface AutomationRouterDeps extends AutomationDeps {
   clock: Clock;
@@ -35,7 +36,6 @@ const privateResponse: RequestHandler = (_req, res, next) => {
 };
 
 /** A report's version, as its ETag and If-Match name it: the quoted updatedAt. */
-export const versionTag = (updatedAt: string) => `"${updatedAt}"`;
 
 export function automationRouter(deps: AutomationRouterDeps): Router {
   const router = Router();

@@ -13,7 +13,7 @@ import {
   type Submitter,
 } from '../../modules/reports/submissions.service.js';
 import { notice, ownReportApiUrl } from '../../modules/directory/notice.js';
-import { versionTag } from './automation.js';
+import { versionTag } from '../../modules/reports/versions.js';
 import { loadSessionAccount } from '../../web/middleware/auth.js';
 import { hasBearer } from '../../web/middleware/bearer.js';
 import { parseJson, requireJson, validateBody } from '../../web/middleware/body.js';

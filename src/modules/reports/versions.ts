@@ -4,6 +4,9 @@
 // asks for: the bare updatedAt, unquoted, as read from a JSON body.
 import { invalidInput, type Refusal } from '../../errors.js';
 
+/** A version as an ETag carries it: quoted, a strong entity tag. */
+export const versionTag = (updatedAt: string) => `"${updatedAt}"`;
+
 /** The only form of a version that can ever match: a typo must never match by accident. */
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
