@@ -37,6 +37,7 @@ import { clientAddress, createLimiter } from '../../web/middleware/rate-limit.js
 import type { ResponseCache } from '../../web/middleware/response-cache.js';
 import { screenshotUploads } from '../../web/middleware/uploads.js';
 import { adminRouter } from './admin.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface PagesDeps {
   config: Config;
@@ -55,7 +56,7 @@ export interface PagesDeps {
 }
 
 /** The form posts that take files (multipart): the contribution form and the author's edit form. */
-const UPLOAD_PATHS = { has: (path: string) => path === '/reports/new' || /^\/reports\/[^/]+\/edit$/.test(path) };
+const UPLOAD_PATHS = { has: (path: string) => path === PAGE_PATHS.newReport || /^\/reports\/[^/]+\/edit$/.test(path) };
 
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
@@ -116,16 +117,16 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/categories/:slug', browserCachedPage, site.category);
   router.get('/agents/:slug', browserCachedPage, site.agent);
   router.get('/merchants/:slug', browserCachedPage, site.merchant);
-  router.get('/how-it-works', browserCachedPage, site.howItWorks);
-  router.get('/agent-guide', site.agentGuide);
-  router.get('/agent-guide/reference', site.agentGuideReference);
+  router.get(PAGE_PATHS.howItWorks, browserCachedPage, site.howItWorks);
+  router.get(PAGE_PATHS.agentGuide, site.agentGuide);
+  router.get(PAGE_PATHS.agentGuideReference, site.agentGuideReference);
   router.get('/problems', browserCachedPage, site.problems);
   router.get('/problems/:code', browserCachedPage, site.problem);
 
   // Signing in and out.
-  router.get('/sign-in', signIn.form);
-  router.post('/sign-in', signIn.perClient, signIn.perAddress, signIn.sendLink);
-  router.get('/sign-in/verify', signIn.verify);
+  router.get(PAGE_PATHS.signIn, signIn.form);
+  router.post(PAGE_PATHS.signIn, signIn.perClient, signIn.perAddress, signIn.sendLink);
+  router.get(PAGE_PATHS.signInVerify, signIn.verify);
   router.post('/sign-out', signIn.signOut);
   router.get(SIGNED_OUT_PATH, signIn.signedOut);
 
@@ -137,8 +138,8 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   // Contributing a report. The form takes screenshots, so its token is checked after the
   // multipart body is read. Its POST is also the merchant search without JavaScript.
-  router.get('/reports/new', requireSignedInPage, reportForm.form);
-  router.post('/reports/new', requireSignedInPage, screenshotUpload, verifyCsrfToken, reportForm.submit);
+  router.get(PAGE_PATHS.newReport, requireSignedInPage, reportForm.form);
+  router.post(PAGE_PATHS.newReport, requireSignedInPage, screenshotUpload, verifyCsrfToken, reportForm.submit);
 
   // The author's own reports: the list, one report, its screenshots, changing it (as the API's PUT).
   router.get(MY_REPORTS_PATH, requireSignedInPage, myReports.page);

@@ -11,6 +11,7 @@ import { MY_REPORTS_PATH } from '../reports/my-reports.pages.js';
 import { SESSION_COOKIE } from '../../web/middleware/session.js';
 import { MailUnavailableError } from '../../mail/mailer.js';
 import { completeSignIn, emailSchema, requestSignInLink, safeNextPath, SIGN_IN_LINK_MINUTES, type SignInDeps } from './sign-in.service.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface SignInPageDeps extends SignInDeps {
   pool: pg.Pool;
@@ -30,10 +31,10 @@ export const SIGNED_OUT_PATH = '/sign-out/done';
 function signInReason(next: string | null): string | null {
   if (!next) return null;
   const path = next.split(/[?#]/)[0]!;
-  if (path === '/reports/new') return 'Sign in to report a test';
+  if (path === PAGE_PATHS.newReport) return 'Sign in to report a test';
   if (/^\/reports\/[^/]+\/edit$/.test(path)) return 'Sign in to change your report';
-  if (path.startsWith('/reports/') || path === '/profile/reports') return 'Sign in to see your reports';
-  if (path === '/profile/agents') return 'Sign in to manage the keys for your agents';
+  if (path.startsWith('/reports/') || path === PAGE_PATHS.myReports) return 'Sign in to see your reports';
+  if (path === PAGE_PATHS.keys) return 'Sign in to manage the keys for your agents';
   if (path === '/admin' || path.startsWith('/admin/')) return 'Sign in to moderate';
   return null;
 }

@@ -16,6 +16,7 @@ import { issueKey, KEY_LIFETIME_DAYS, listKeys, replaceKey, revokeKey, type Issu
 import { UUID_PATTERN } from '../../text.js';
 import { notFound, Refusal } from '../../errors.js';
 import { cacheControl } from '../../web/cache-control.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface KeysPageDeps {
   prisma: PrismaClient;
@@ -23,7 +24,7 @@ export interface KeysPageDeps {
   baseUrl: string;
 }
 
-export const KEYS_PAGE_PATH = '/profile/agents';
+export const KEYS_PAGE_PATH = PAGE_PATHS.keys;
 
 // The key to reveal travels sealed: the session (stored in PostgreSQL) holds it encrypted
 // with a one-time secret that only the browser holds, in a short-lived cookie scoped to this

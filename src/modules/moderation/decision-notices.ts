@@ -14,11 +14,12 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { sendQueued, type DecisionNotice, type Mailer } from '../../mail/mailer.js';
 import { claimDueMail, mailFailed, mailSent, pruneFailedMail, queueMail } from './decision-notices.repository.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** "My reports" (reports/my-reports.pages.ts MY_REPORTS_PATH; not imported: the pages import much of the app). */
-const MY_REPORTS_PATH = '/profile/reports';
+/** "My reports". */
+const MY_REPORTS_PATH = PAGE_PATHS.myReports;
 
 /** How often a running service looks for notices due for a retry (or queued by the CLI). */
 const RETRY_PASS_MS = 15_000;

@@ -9,12 +9,13 @@ import type { PrismaClient } from '../../db/client.js';
 import { listActiveAgents, listCategories } from '../catalog/catalog.repository.js';
 import { uncachedQuery } from '../directory/counts.js';
 import { publicMerchantPage, searchMerchants } from '../merchants/merchants.repository.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 /** The protocol's limit of URLs in one sitemap (sitemaps.org). */
 const SITEMAP_PAGE_SIZE = 50_000;
 
 /** Pages every visitor can read that are not rows of the directory. */
-const FIXED_PATHS = ['/', '/how-it-works', '/agent-guide', '/agent-guide/reference', '/data'] as const;
+const FIXED_PATHS = ['/', PAGE_PATHS.howItWorks, PAGE_PATHS.agentGuide, PAGE_PATHS.agentGuideReference, PAGE_PATHS.data] as const;
 
 /** Merchants read per query while walking the directory in id order. */
 const MERCHANT_BATCH = 5_000;

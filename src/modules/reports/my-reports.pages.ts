@@ -10,8 +10,9 @@ import { decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.serv
 import { editPath, reviewPath, STATUS_LABELS } from './report-form.pages.js';
 import { ownReportsPage } from './report-form.repository.js';
 import { cacheControl } from '../../web/cache-control.js';
+import { PAGE_PATHS } from '../../paths.js';
 
-export const MY_REPORTS_PATH = '/profile/reports';
+export const MY_REPORTS_PATH = PAGE_PATHS.myReports;
 /** Where "My reports" posts the choice about decision e-mails. */
 export const NOTIFICATIONS_PATH = '/profile/notifications';
 const PAGE_SIZE = 24;

@@ -52,6 +52,7 @@ import { MERCHANT_CHOICES, merchantChoices, ownReport, ownScreenshotFile, type O
 import { EXPERIENCE_MAX_LENGTH, PRIVACY_CONDITIONS, reportSubmission } from './submission.schema.js';
 import { isFutureTestDate, submitReport, type SubmissionDeps } from './submissions.service.js';
 import { cacheControl } from '../../web/cache-control.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface ReportFormDeps extends SubmissionDeps {
   prisma: PrismaClient;
@@ -241,7 +242,7 @@ export function reportFormHandlers(deps: ReportFormDeps) {
       hasErrors: summary.length > 0,
       ...options,
       mode: view.mode,
-      action: view.mode === 'new' ? '/reports/new' : editPath(view.report!.id),
+      action: view.mode === 'new' ? PAGE_PATHS.newReport : editPath(view.report!.id),
       summary,
       values: view.values,
       errors,

@@ -20,6 +20,7 @@ import { QUEUE_RULES, type DefinedKey } from '../reports/definitions.js';
 import { VALIDATE_PATH } from '../reports/contribution-schema.js';
 import { CLAIM_RULES } from '../claims/rules.js';
 import { EVIDENCE_RULES } from '../aggregation/evidence-rules.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 interface JsonSchemaProperty {
   type?: string;
@@ -193,7 +194,7 @@ const MAIN_SECTIONS = ['about', 'quick', 'fields', 'example', 'conduct'] as cons
 const REFERENCE_SECTIONS = ['definitions', 'words', 'keys', 'me', 'submit', 'queue', 'own', 'public', 'reach', 'errors', 'limits', 'mcp', 'owners'] as const;
 const SECTION_ORDER = [...MAIN_SECTIONS, ...REFERENCE_SECTIONS] as const;
 type SectionId = (typeof SECTION_ORDER)[number];
-const AGENT_GUIDE_REFERENCE_PATH = '/agent-guide/reference';
+const AGENT_GUIDE_REFERENCE_PATH = PAGE_PATHS.agentGuideReference;
 const onMain = (id: SectionId) => (MAIN_SECTIONS as readonly string[]).includes(id);
 /** "section 3" (on the main page) or "reference section 5" (on the reference page). */
 const sec = (id: SectionId) =>

@@ -39,6 +39,7 @@ import {
 import type { AgentSummaryView, MerchantView } from '../merchants/merchants.service.js';
 import { formatDate, formatMonth, isoDay } from '../../dates.js';
 import { plural } from '../../text.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 ;
 
@@ -66,7 +67,7 @@ export function listOf(items: readonly string[]): string {
 // Confidence, in words a person understands. The exact rules stay on /how-it-works below them.
 
 /** The one page address that defines confidence; every badge links here. */
-const CONFIDENCE_HREF = '/how-it-works#confidence';
+const CONFIDENCE_HREF = `${PAGE_PATHS.howItWorks}#confidence`;
 
 /** A verdict's confidence in words ("medium confidence"). */
 const confidenceWords = (confidence: Confidence) => CONFIDENCE_LABELS[confidence].toLowerCase();

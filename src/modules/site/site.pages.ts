@@ -62,6 +62,7 @@ import { SIGNAL_RULES } from '../moderation/signals.js';
 import { METHOD_SHORT } from '../claims/proof.js';
 import { checkerUserAgent } from '../../outbound/fetcher.js';
 import { cacheControl } from '../../web/cache-control.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface SitePagesDeps {
   config: Config;
@@ -438,7 +439,7 @@ export function sitePageHandlers(deps: SitePagesDeps) {
         independent,
         selfReported,
         versionRows: merchant.agents.filter((a) => a.versions.seen.length > 0),
-        reportHref: `/reports/new?adId=${encodeURIComponent(merchant.id)}`,
+        reportHref: `${PAGE_PATHS.newReport}?adId=${encodeURIComponent(merchant.id)}`,
         apiUrl: merchant.url,
         feeds: [{ title: `${merchant.name}: new reports and status changes`, href: `/merchants/${merchant.slug}/feed.atom` }],
         // Trends (last 90 days beside all time) with a sparkline of outcomes per month, and badges to embed.

@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { MAX_NEXT_LENGTH } from '../../modules/accounts/sign-in.service.js';
 import type { PrismaClient } from '../../db/client.js';
 import { findAccountById, type AccountRow } from '../../modules/accounts/accounts.repository.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -28,7 +29,7 @@ export function loadSessionAccount(prisma: PrismaClient): RequestHandler {
  */
 export function redirectToSignIn(res: Response, next: string): void {
   const path = next.length <= MAX_NEXT_LENGTH ? next : next.split('?')[0]!;
-  res.redirect(303, path.length <= MAX_NEXT_LENGTH ? `/sign-in?next=${encodeURIComponent(path)}` : '/sign-in');
+  res.redirect(303, path.length <= MAX_NEXT_LENGTH ? `${PAGE_PATHS.signIn}?next=${encodeURIComponent(path)}` : PAGE_PATHS.signIn);
 }
 
 /** Pages for signed-in people: others go to the sign-in page and come back afterwards. */

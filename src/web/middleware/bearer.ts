@@ -10,6 +10,7 @@ import type { ProblemCode } from '../../problem-types.js';
 import { HttpProblem } from '../problem.js';
 import { SyncedRateLimitStore } from '../../modules/limits/counters.js';
 import { clientAddress } from './rate-limit.js';
+import { PAGE_PATHS } from '../../paths.js';
 
 export interface AgentKeyContext {
   keyId: string;
@@ -32,7 +33,7 @@ export interface BearerDeps {
 }
 
 const REALM = 'Bearer realm="agent-compatibility-directory"';
-const KEYS_PAGE = '/profile/agents';
+const KEYS_PAGE = PAGE_PATHS.keys;
 
 /**
  * True when the request carries an Authorization header (of any scheme): such a request is
