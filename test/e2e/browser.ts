@@ -5,7 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response as PlaywrightResponse } from 'playwright-core';
+import { expect } from 'vitest';
 import { freePort } from '../../src/net.js';
+import { htmlProblems } from '../pages/html-validate.js';
 import { outboxDir } from '../../src/mail/mailer.js';
 import type { TestApp } from '../setup/app.js';
 import { createDemoApp } from '../setup/demo.js';
@@ -240,6 +242,19 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /** True when the document is no wider than the viewport (no sideways scrolling of the page). */
+/**
+ * What every page of the strict suites (the moderators' pages) must satisfy: it fits the screen,
+ * no CSP violation or console error, no axe violation at all, and valid HTML as sent.
+ */
+export async function expectSpotlessPage(w: WatchedPage, where: string): Promise<void> {
+  expect(await fitsViewport(w.page), `${where} is no wider than the screen`).toBe(true);
+  expect(await w.cspViolations(), `CSP violations on ${where}`).toEqual([]);
+  expect(w.problems, `console errors by ${where}`).toEqual([]);
+  const violations = (await axeViolations(w.page)).map((v) => `${v.impact} ${v.id}: ${v.help} ${JSON.stringify(v.nodes)}`);
+  expect(violations, `axe on ${where}`).toEqual([]);
+  expect(await htmlProblems(await w.documentHtml()), `HTML of ${where}`).toEqual([]);
+}
+
 export async function fitsViewport(page: Page): Promise<boolean> {
   return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 }
