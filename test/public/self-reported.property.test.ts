@@ -10,10 +10,9 @@ import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
 import type { EvidenceReport } from '../../src/modules/aggregation/observations.js';
 import { reportPath } from '../../src/modules/aggregation/summaries.service.js';
 import { checkClaim, recheckDueClaims, setClaimRevoked, startClaim } from '../../src/modules/claims/claims.service.js';
-import { proofValue } from '../../src/modules/claims/proof.js';
-import type { Fetcher } from '../../src/outbound/fetcher.js';
 import { aMerchant, anAccount, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
+import { FAILING_FETCHER, provingFetcher } from '../setup/claim-fetchers.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const DAY = 86_400_000;
@@ -58,15 +57,8 @@ describe('self-reported evidence', () => {
   let moderator: { id: string };
   const prisma = () => t.db.prisma;
 
-  /** Every claim's proof is found: what a check of any claim reads. */
-  const proving: Fetcher = {
-    fetchText: async () => ({ ok: false, reason: 'not-found', detail: 'Not used.' }),
-    resolveTxt: async () => ({ ok: true, records: (await prisma().claim.findMany({ select: { token: true } })).map((c) => proofValue(c.token)) }),
-  };
-  const failing: Fetcher = {
-    fetchText: async () => ({ ok: false, reason: 'not-found', detail: 'Gone.' }),
-    resolveTxt: async () => ({ ok: false, reason: 'not-found', detail: 'Gone.' }),
-  };
+  const proving = provingFetcher(prisma);
+  const failing = FAILING_FETCHER;
 
   beforeAll(async () => {
     t = await createTestApp({ now: NOW.toISOString(), checkResponses: false });

@@ -4,10 +4,9 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkClaim, recheckDueClaims, setClaimRevoked, startClaim } from '../../src/modules/claims/claims.service.js';
-import { proofValue } from '../../src/modules/claims/proof.js';
-import type { Fetcher } from '../../src/outbound/fetcher.js';
 import { aMerchant, anAccount, anAgent, aReport } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/app.js';
+import { FAILING_FETCHER, provingFetcher } from '../setup/claim-fetchers.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const DAY = 86_400_000;
@@ -20,14 +19,8 @@ describe('self-reported evidence and versions, in public', () => {
   let vendor: { id: string };
   let moderator: { id: string };
   const prisma = () => t.db.prisma;
-  const proving: Fetcher = {
-    fetchText: async () => ({ ok: false, reason: 'not-found', detail: 'Not used.' }),
-    resolveTxt: async () => ({ ok: true, records: (await prisma().claim.findMany({ select: { token: true } })).map((c) => proofValue(c.token)) }),
-  };
-  const failing: Fetcher = {
-    fetchText: async () => ({ ok: false, reason: 'not-found', detail: 'Gone.' }),
-    resolveTxt: async () => ({ ok: false, reason: 'not-found', detail: 'Gone.' }),
-  };
+  const proving = provingFetcher(prisma);
+  const failing = FAILING_FETCHER;
   const detail = async (query = '') => {
     const res = await request(t.app).get(`/api/v1/merchants/${shop.slug}${query}`).expect(200);
     return res.body.data.agents.find((a: { agent: { slug: string } }) => a.agent.slug === agent.slug);
