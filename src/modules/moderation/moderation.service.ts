@@ -322,27 +322,12 @@ export interface BulkApproveResult {
  * counts once, at the first revision named.
  */
 export async function approveReports(prisma: PrismaClient, input: BulkApproveInput): Promise<BulkApproveResult> {
-  const selected = new Map<string, Date>();
-  for (const { reportId, revision } of input.reports) {
-    const id = reportId.trim().toLowerCase();
-    if (id && !selected.has(id)) selected.set(id, revision);
-  }
-  if (selected.size === 0) throw new ModerationInputError('select at least one report');
-  if (selected.size > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
+  const selected = selectedOnce(input.reports);
   const feedback = optionalText(input.feedback, 'feedback') ?? undefined;
-  const result: BulkApproveResult = { approved: [], alreadyModerated: [], changed: [], notFound: [] };
-  for (const [reportId, revision] of selected) {
-    try {
-      await approveReport(prisma, { reportId, revision, actorId: input.actorId, feedback, now: input.now });
-      result.approved.push(reportId);
-    } catch (error) {
-      if (error instanceof ModerationConflictError) result.alreadyModerated.push({ id: reportId, status: error.currentStatus });
-      else if (error instanceof ReportChangedError) result.changed.push({ id: reportId, revision: error.currentRevision });
-      else if (error instanceof ReportNotFoundError) result.notFound.push(reportId);
-      else throw error;
-    }
-  }
-  return result;
+  const { done, ...rest } = await decideEach(selected, (reportId, revision) =>
+    approveReport(prisma, { reportId, revision, actorId: input.actorId, feedback, now: input.now }),
+  );
+  return { approved: done, ...rest };
 }
 
 export interface BulkRejectInput {
@@ -369,18 +354,36 @@ export interface BulkRejectResult {
  */
 export async function rejectReports(prisma: PrismaClient, input: BulkRejectInput): Promise<BulkRejectResult> {
   const feedback = requiredText(input.feedback, 'feedback');
+  const selected = selectedOnce(input.reports);
+  const { done, ...rest } = await decideEach(selected, (reportId, revision) =>
+    rejectReport(prisma, { reportId, revision, actorId: input.actorId, feedback, note: input.note, now: input.now }),
+  );
+  return { rejected: done, ...rest };
+}
+
+/** The selected reports, each once at the first revision named; refused when none or too many. */
+function selectedOnce(reports: readonly BulkSelection[]): Map<string, Date> {
   const selected = new Map<string, Date>();
-  for (const { reportId, revision } of input.reports) {
+  for (const { reportId, revision } of reports) {
     const id = reportId.trim().toLowerCase();
     if (id && !selected.has(id)) selected.set(id, revision);
   }
   if (selected.size === 0) throw new ModerationInputError('select at least one report');
   if (selected.size > BULK_APPROVE_MAX) throw new ModerationInputError(`select at most ${BULK_APPROVE_MAX} reports at once`);
-  const result: BulkRejectResult = { rejected: [], alreadyModerated: [], changed: [], notFound: [] };
+  return selected;
+}
+
+/**
+ * Decides each selected report in its own transaction (`decide`): one that someone else
+ * moderated first, that its author changed since, or that is gone is reported back and does
+ * not undo the others.
+ */
+async function decideEach(selected: Map<string, Date>, decide: (reportId: string, revision: Date) => Promise<unknown>) {
+  const result = { done: [] as string[], alreadyModerated: [] as Array<{ id: string; status: ReportStatus }>, changed: [] as Array<{ id: string; revision: Date }>, notFound: [] as string[] };
   for (const [reportId, revision] of selected) {
     try {
-      await rejectReport(prisma, { reportId, revision, actorId: input.actorId, feedback, note: input.note, now: input.now });
-      result.rejected.push(reportId);
+      await decide(reportId, revision);
+      result.done.push(reportId);
     } catch (error) {
       if (error instanceof ModerationConflictError) result.alreadyModerated.push({ id: reportId, status: error.currentStatus });
       else if (error instanceof ReportChangedError) result.changed.push({ id: reportId, revision: error.currentRevision });
