@@ -18,6 +18,9 @@ import { STALE_LISTS_MS } from '../../src/web/middleware/response-cache.js';
 
 const BASE_URL = 'http://directory.test';
 const MODERATOR = 'mod@example.org';
+/** How long a process may take to hear of another's change, however busy the machine (NOTIFY takes milliseconds). */
+const HEARD_WITHIN_MS = 10_000;
+const QUIET_SHOP = 'quiet-corner-shop';
 
 /** A browser's cookie jar over fetch, talking to whichever process it is given. */
 class Browser {
@@ -70,6 +73,11 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     db = await createTestDatabase();
     await loadDemoData(db.pool, { now: new Date(DEMO_NOW) });
     await recomputeAllSummaries(db.prisma, new Date(DEMO_NOW));
+    // A merchant nothing in the processes writes to: no report whose decay the upkeep could refresh
+    // (its first pass recomputes the demo's summaries and re-checks its claims, some time after the
+    // start on a loaded machine), no claim. Made before the processes start, so that no
+    // notification of its own insert can reach them late.
+    await aMerchant(db.prisma, { slug: QUIET_SHOP, name: 'Quiet Corner Shop' });
     dataDir = scratchDataDir();
     const env = {
       DATABASE_URL: db.url,
@@ -125,7 +133,7 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     expect(statuses).toEqual([201, 201, 201, 429]);
   });
 
-  it('shows a decision made through one process on the other as soon as it hears of it (within a second), never an older answer after', async () => {
+  it('shows a decision made through one process on the other as soon as it hears of it, never an older answer after', async () => {
     const reportId = submitted[0]!;
     const [{ merchantId }] = (await sql<{ merchantId: string }>('SELECT merchant_id AS "merchantId" FROM reports WHERE id = $1', [reportId])) as [
       { merchantId: string },
@@ -150,9 +158,10 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
       expect(res.status).toBe(303);
     };
     // The other process hears of the new version from PostgreSQL (LISTEN/NOTIFY) within a
-    // millisecond or two; on a saturated machine a little later. It may answer from its cache
-    // only until then (bounded here at one second), and from then on never an older answer.
-    const BOUND_MS = 1_000;
+    // millisecond or two; on a saturated machine later. It may answer from its cache only until
+    // then, and from then on never an older answer. How soon is a figure for a benchmark, not
+    // for this test: HEARD_WITHIN_MS only keeps a process that never hears from passing.
+    const BOUND_MS = HEARD_WITHIN_MS;
     const firstReadAfter = async (expected: boolean) => {
       const started = Date.now();
       let read = await listed();
@@ -177,10 +186,9 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     const [{ slug }] = (await sql<{ slug: string }>('SELECT m.slug FROM reports r JOIN merchants m ON m.id = r.merchant_id WHERE r.id = $1', [reportId])) as [
       { slug: string },
     ];
-    // A merchant nothing else in these processes writes to: no report whose decay the upkeep
-    // could refresh (its first pass recomputes the demo's summaries and re-checks its claims, some
-    // time after the start on a loaded machine), no claim. Its cached profile must outlive the approval.
-    const other = (await aMerchant(db.prisma, { slug: 'quiet-corner-shop', name: 'Quiet Corner Shop' })).slug;
+    // A merchant nothing else in these processes writes to (made before they started): its cached
+    // profile must outlive the approval.
+    const other = QUIET_SHOP;
     const read = async (path: string) => {
       const res = await fetch(b + path);
       expect(res.status, path).toBe(200);
@@ -203,10 +211,10 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     const form = { _csrf: csrfTokenOf(page.text), revision: /name="revision" value="([^"]+)"/.exec(page.text)![1]! };
     expect((await browser.fetch(a, `/admin/reports/${reportId}/approve`, { method: 'POST', form })).status).toBe(303);
 
-    // The profile: rebuilt on the first request after B hears of the change (within a second).
+    // The profile: rebuilt on the first request after B hears of the change.
     const heard = Date.now();
     let shown = await read(profile);
-    while (countIn(shown.body) === before && Date.now() - heard < 1_000) {
+    while (countIn(shown.body) === before && Date.now() - heard < HEARD_WITHIN_MS) {
       expect(shown.cache, 'only a cached answer may lag').toBe('HIT');
       await new Promise((resolve) => setTimeout(resolve, 5));
       shown = await read(profile);
@@ -217,7 +225,7 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
     expect((await read(`/api/v1/merchants/${other}`)).cache).toBe('HIT');
     // The list: stale (as it was) for at most STALE_LISTS_MS, then the new count for good.
     let listed = await read(list);
-    while (countIn(listed.body) === before && Date.now() - heard < STALE_LISTS_MS + 1_000) {
+    while (countIn(listed.body) === before && Date.now() - heard < STALE_LISTS_MS + HEARD_WITHIN_MS) {
       expect(['HIT', 'STALE']).toContain(listed.cache);
       await new Promise((resolve) => setTimeout(resolve, 20));
       listed = await read(list);
