@@ -438,7 +438,7 @@ interface Body {
   agentId: string;
   privacy: true;
   capabilityResults?: Partial<Record<TaskKey, OutcomeKey>>;
-  outcome?: OutcomeKey;
+  outcome?: OutcomeKey | null;
   experience?: string;
   testedAt?: string;
   agentVersion?: string;
@@ -609,6 +609,10 @@ async function changeReport(w: KeyWorker, report: SoakReport) {
     op = 'PUT automation/reports/:id changed (fresh ETag)';
   }
   const body = newBody(report.merchantId, report.agentId);
+  // As the update rule asks of a client: a stored outcome that was derived (left out, or null) is
+  // sent as null with new task results, so that it is derived again. An explicit outcome here could
+  // be the old derived one by chance, which the service refuses as "sent back as read" (400).
+  if (report.body.outcome == null && body.capabilityResults) body.outcome = null;
   // If-Match quoted (as the ETag) or bare (as updatedAt): both are accepted.
   const ifMatch = chance(0.5) ? `"${version}"` : version!;
   const a = await bearer(w, op, 'PUT', path, body, [200, 409], { 'if-match': ifMatch });
