@@ -24,6 +24,12 @@ export interface FieldError {
   /** A JSON pointer into the request body, e.g. "#/capabilityResults/CART". */
   pointer?: string;
   detail: string;
+  /**
+   * The id of the rule that refused it (a filter combination, a form's taken slug), for an edge
+   * that words the refusal its own way (MCP, the pages). Edges match on this, never on `detail`'s
+   * English; it is not part of the problem body.
+   */
+  rule?: string;
 }
 
 /** How much of a limit a request used: the HTTP layer turns it into RateLimit headers. */
@@ -78,8 +84,14 @@ export function invalidInput(errors: FieldError[], location: 'query' | 'body' | 
   });
 }
 
-export const invalidParameter = (parameter: string, detail: string) => invalidInput([{ parameter, detail }], 'query');
-export const invalidField = (field: string, detail: string) => invalidInput([{ pointer: `#/${field}`, detail }], 'body');
+export const invalidParameter = (parameter: string, detail: string, rule?: string) => invalidInput([{ parameter, detail, ...(rule ? { rule } : {}) }], 'query');
+export const invalidField = (field: string, detail: string, rule?: string) => invalidInput([{ pointer: `#/${field}`, detail, ...(rule ? { rule } : {}) }], 'body');
+
+/** A zod issue's rule: a custom check's own (its params.rule), else the kind of check (zod's code). */
+export function issueRule(issue: z.core.$ZodIssue): string {
+  const own = issue.code === 'custom' ? (issue.params as { rule?: unknown } | undefined)?.rule : undefined;
+  return typeof own === 'string' ? own : issue.code;
+}
 
 /** Field errors from a zod failure, located in the query string, a header or the body. */
 function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): FieldError[] {
@@ -93,7 +105,7 @@ function fieldErrors(error: z.ZodError, location: 'query' | 'body' | 'header'): 
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => at([...path, key], location === 'body' ? 'is not a known field' : 'is not a known parameter'));
     }
-    return [at(path, issue.message)];
+    return [{ ...at(path, issue.message), rule: issueRule(issue) }];
   });
 }
 

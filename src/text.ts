@@ -10,22 +10,26 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 // eslint-disable-next-line no-control-regex
 const ANY_CONTROL = /[\u0000-\u001F\u007F]/;
 
-/** Why `value` cannot be taken as text, or null when it can. */
-export function textProblem(value: string, options: { multiline?: boolean } = {}): string | null {
-  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode (it contains half of a surrogate pair)';
+/** Why `value` cannot be taken as text (the rule's id and its words), or null when it can. */
+function textIssue(value: string, options: { multiline?: boolean }): { rule: 'brokenUnicode' | 'controlCharacters'; message: string } | null {
+  if (LONE_SURROGATE.test(value)) return { rule: 'brokenUnicode', message: 'must be valid Unicode (it contains half of a surrogate pair)' };
   if ((options.multiline ? CONTROL_EXCEPT_LINES : ANY_CONTROL).test(value)) {
-    return options.multiline ? 'must not contain control characters other than tabs and line breaks' : 'must not contain control characters';
+    const message = options.multiline ? 'must not contain control characters other than tabs and line breaks' : 'must not contain control characters';
+    return { rule: 'controlCharacters', message };
   }
   return null;
 }
+
+/** Why `value` cannot be taken as text, or null when it can. */
+export const textProblem = (value: string, options: { multiline?: boolean } = {}): string | null => textIssue(value, options)?.message ?? null;
 
 export const isStorableText = (value: string, options: { multiline?: boolean } = {}) => textProblem(value, options) === null;
 
 /** A zod check refusing what textProblem refuses (one line, unless `multiline`): `.superRefine(storable())`. */
 export function storable(options: { multiline?: boolean } = {}) {
   return (value: string, ctx: z.RefinementCtx) => {
-    const problem = textProblem(value, options);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    const problem = textIssue(value, options);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { rule: problem.rule } });
   };
 }
 

@@ -3,7 +3,7 @@
 // MCP client sends none of those, so the tool error names the tool and its arguments instead. Everything else
 // of the problem (type, status, title, errors, extension members) stays as the HTTP API has it.
 import { FUNNEL_TASKS } from '../modules/aggregation/constants.js';
-import { FILTER_RULES } from '../modules/merchants/merchants.schemas.js';
+import { FILTER_RULES, type FilterRule } from '../modules/merchants/merchants.schemas.js';
 import type { FieldError } from '../errors.js';
 import type { ProblemInit } from '../web/problem.js';
 
@@ -11,7 +11,7 @@ const LADDER = FUNNEL_TASKS.join(', ');
 const OR_AGENT_TOOL = 'pass agent (a slug from list_agents), or use list_agent_merchants';
 
 /** Every combination rule of the merchant filters, worded with arguments and tools (a new rule must be added here). */
-export const MCP_FILTER_RULES: Readonly<Record<keyof typeof FILTER_RULES, string>> = {
+export const MCP_FILTER_RULES: Readonly<Record<FilterRule, string>> = {
   reachNeedsAgent: `reaches needs an agent: a reach is one agent's (${OR_AGENT_TOOL})`,
   confidenceNeedsAgent: `minConfidence needs an agent: it is the confidence of one agent's reach (${OR_AGENT_TOOL})`,
   taskNeedsAgent: `task and taskStatus need an agent: a task status is one agent's (${OR_AGENT_TOOL})`,
@@ -22,9 +22,7 @@ export const MCP_FILTER_RULES: Readonly<Record<keyof typeof FILTER_RULES, string
   sortReachNeedsAgent: `sort "reach" needs an agent (${OR_AGENT_TOOL})`,
   sortRatingNeedsAgent: `sort "rating" needs an agent (${OR_AGENT_TOOL})`,
 };
-const FILTER_RULE_BY_TEXT = new Map<string, string>(
-  (Object.keys(FILTER_RULES) as (keyof typeof FILTER_RULES)[]).map((rule) => [FILTER_RULES[rule], MCP_FILTER_RULES[rule]]),
-);
+const isFilterRule = (rule: string | undefined): rule is FilterRule => rule !== undefined && Object.hasOwn(MCP_FILTER_RULES, rule);
 
 /** The HTTP header that carries what update_report's `version` argument carries. */
 const ARGUMENT_OF_HEADER: Record<string, string> = { 'If-Match': 'version' };
@@ -34,7 +32,7 @@ const asArguments = (text: string) => text.replace(/\b([a-zA-Z]+)=([\w,.<>…-]+
 
 function fieldError(error: FieldError): FieldError {
   const parameter = error.parameter && (ARGUMENT_OF_HEADER[error.parameter] ?? error.parameter);
-  const detail = FILTER_RULE_BY_TEXT.get(error.detail) ?? asArguments(error.detail);
+  const detail = isFilterRule(error.rule) ? MCP_FILTER_RULES[error.rule] : asArguments(error.detail);
   return { ...error, ...(parameter ? { parameter } : {}), detail };
 }
 

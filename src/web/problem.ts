@@ -101,7 +101,7 @@ export function problemBody(init: ProblemInit, where: { baseUrl: string; request
     status: init.status,
     ...(init.detail ? { detail: init.detail } : {}),
     ...(where.requestId ? { instance: instanceOf(where.requestId) } : {}),
-    ...(init.errors ? { errors: init.errors } : {}),
+    ...(init.errors ? { errors: init.errors.map(({ rule: _rule, ...error }) => error) } : {}),
     ...init.extensions,
   };
 }

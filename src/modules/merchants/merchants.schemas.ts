@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../aggregation/constants.js';
 import { independentParam, intParam, pageParam, slugParam } from '../directory/query.js';
+import { invalidInput } from '../../errors.js';
 import { storable } from '../../text.js';
 import { isServiceRegion } from '../../countries.js';
 
@@ -10,7 +11,11 @@ const MERCHANT_VIEWS = ['standard', 'compact'] as const;
 const LADDER = FUNNEL_TASKS.join(', ');
 const STATUS_LIST = new RegExp(`^(${CAPABILITY_STATUSES.join('|')})(,(${CAPABILITY_STATUSES.join('|')}))*$`);
 
-/** The rules that name why a combination of filters is refused; tests and pages match on them. */
+/**
+ * The rules that name why a combination of filters is refused, by id. A refusal carries the id
+ * (FieldError.rule) beside these words, and the edges that word a rule their own way (MCP, the
+ * pages) match on the id.
+ */
 export const FILTER_RULES = {
   reachNeedsAgent: 'reaches needs an agent: a reach is one agent\'s (add agent=<slug>, or use /api/v1/agents/{slug}/merchants)',
   confidenceNeedsAgent:
@@ -24,6 +29,14 @@ export const FILTER_RULES = {
   sortReachNeedsAgent: 'sort=reach needs the agent parameter',
   sortRatingNeedsAgent: 'sort=rating needs the agent parameter',
 } as const;
+
+export type FilterRule = keyof typeof FILTER_RULES;
+
+/** A zod issue refusing a filter by its rule: the words for the API, the id for the edges. */
+const ruleIssue = (rule: FilterRule, path: string) => ({ code: 'custom' as const, path: [path], message: FILTER_RULES[rule], params: { rule } });
+
+/** The same refusal, for a caller that skipped the schemas (the service checks again). */
+export const filterRefusal = (rule: FilterRule, parameter: string) => invalidInput([{ parameter, detail: FILTER_RULES[rule], rule }], 'query');
 
 const merchantFilters = {
   q: z.string().trim().min(1, 'must not be empty').max(200).superRefine(storable()).optional().describe('Case-insensitive text in the name, slug or website.'),
@@ -40,8 +53,15 @@ const merchantFilters = {
   stage: z.enum(STAGES).optional().describe('Merchants with an approved report whose furthest stage is exactly this.'),
   days: intParam(1, 3650).optional().describe('Merchants with an approved report made in the last N days.'),
   minReports: intParam(1, 100_000).optional().describe('Merchants with at least N approved reports (for the agent, when given).'),
+  // A step off the ladder is refused by a rule of its own (LOGIN gets the way to its status),
+  // so the check is a refinement; the metadata documents the ladder as the enum it is.
   reaches: z
-    .enum(FUNNEL_TASKS, { error: (issue) => (issue.input === 'LOGIN' ? FILTER_RULES.loginOffLadder : FILTER_RULES.notOnLadder) })
+    .string()
+    .superRefine((value, ctx) => {
+      if (!(FUNNEL_TASKS as readonly string[]).includes(value)) ctx.addIssue(ruleIssue(value === 'LOGIN' ? 'loginOffLadder' : 'notOnLadder', 'reaches'));
+    })
+    .pipe(z.enum(FUNNEL_TASKS))
+    .meta({ enum: [...FUNNEL_TASKS] })
     .optional()
     .describe(
       `Needs an agent. Merchants where the agent's reach (the furthest of ${LADDER} it is known to get through) is this step or a later one. ` +
@@ -91,16 +111,16 @@ type Filters = {
  * agent-scoped path always has an agent.
  */
 const combinationRules = (agentInPath: boolean) => (query: Filters, ctx: z.RefinementCtx) => {
-  const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  const refuse = (path: string, rule: FilterRule) => ctx.addIssue(ruleIssue(rule, path));
   const agent = agentInPath || query.agent !== undefined;
-  if (query.task !== undefined && query.taskStatus === undefined) refuse('taskStatus', FILTER_RULES.taskNeedsStatus);
-  if (query.taskStatus !== undefined && query.task === undefined) refuse('task', FILTER_RULES.statusNeedsTask);
+  if (query.task !== undefined && query.taskStatus === undefined) refuse('taskStatus', 'taskNeedsStatus');
+  if (query.taskStatus !== undefined && query.task === undefined) refuse('task', 'statusNeedsTask');
   if (agent) return;
-  if (query.reaches !== undefined) refuse('reaches', FILTER_RULES.reachNeedsAgent);
-  if (query.minConfidence !== undefined) refuse('minConfidence', FILTER_RULES.confidenceNeedsAgent);
-  if (query.task !== undefined || query.taskStatus !== undefined) refuse(query.task !== undefined ? 'task' : 'taskStatus', FILTER_RULES.taskNeedsAgent);
-  if (query.sort === 'rating') refuse('sort', FILTER_RULES.sortRatingNeedsAgent);
-  if (query.sort === 'reach') refuse('sort', FILTER_RULES.sortReachNeedsAgent);
+  if (query.reaches !== undefined) refuse('reaches', 'reachNeedsAgent');
+  if (query.minConfidence !== undefined) refuse('minConfidence', 'confidenceNeedsAgent');
+  if (query.task !== undefined || query.taskStatus !== undefined) refuse(query.task !== undefined ? 'task' : 'taskStatus', 'taskNeedsAgent');
+  if (query.sort === 'rating') refuse('sort', 'sortRatingNeedsAgent');
+  if (query.sort === 'reach') refuse('sort', 'sortReachNeedsAgent');
 };
 
 export const merchantQuery = z

@@ -30,7 +30,7 @@ import {
   type MerchantRow,
   type MerchantSearch,
 } from './merchants.repository.js';
-import { FILTER_RULES, type MerchantQuery } from './merchants.schemas.js';
+import { filterRefusal, type MerchantQuery } from './merchants.schemas.js';
 
 export interface DirectoryContext extends Links {
   prisma: PrismaClient;
@@ -247,11 +247,11 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
   // The schemas refuse these without an agent; a caller that skipped them is refused the same way.
   if (!agent) {
-    if (query.reaches !== undefined) throw invalidParameter('reaches', FILTER_RULES.reachNeedsAgent);
-    if (query.minConfidence !== undefined) throw invalidParameter('minConfidence', FILTER_RULES.confidenceNeedsAgent);
-    if (query.task !== undefined || query.taskStatus !== undefined) throw invalidParameter('task', FILTER_RULES.taskNeedsAgent);
-    if (query.sort === 'reach') throw invalidParameter('sort', FILTER_RULES.sortReachNeedsAgent);
-    if (query.sort === 'rating') throw invalidParameter('sort', FILTER_RULES.sortRatingNeedsAgent);
+    if (query.reaches !== undefined) throw filterRefusal('reachNeedsAgent', 'reaches');
+    if (query.minConfidence !== undefined) throw filterRefusal('confidenceNeedsAgent', 'minConfidence');
+    if (query.task !== undefined || query.taskStatus !== undefined) throw filterRefusal('taskNeedsAgent', 'task');
+    if (query.sort === 'reach') throw filterRefusal('sortReachNeedsAgent', 'sort');
+    if (query.sort === 'rating') throw filterRefusal('sortRatingNeedsAgent', 'sort');
   }
   const search: MerchantSearch = {
     q: query.q,

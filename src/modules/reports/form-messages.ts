@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { FieldErrors } from '../../forms.js';
 import { TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
-import { REGION_MESSAGE } from '../../countries.js';
+import { issueRule } from '../../errors.js';
 import { EARLIEST_TEST_DATE, EXPERIENCE_MAX_LENGTH } from './submission.schema.js';
 
 /** The form's fields in page order, with the words the summary uses for them. */
@@ -113,17 +113,21 @@ export function formErrorsOf(error: z.ZodError, values: Record<string, string>):
       case 'agentVersion':
       case 'region':
       case 'task':
-        if (top === 'region' && issue.message === REGION_MESSAGE) {
-          message = MESSAGES.region;
-        } else if (issue.code === 'custom' && /^leave this field out/.test(issue.message)) {
-          message = MESSAGES.leaveEmpty(top);
-        } else if (issue.code === 'too_big') {
-          const max = top === 'experience' ? EXPERIENCE_MAX_LENGTH : Number((issue as { maximum?: number | bigint }).maximum);
-          message = MESSAGES.tooLong(top, max, values[top]?.length);
-        } else if (/surrogate/.test(issue.message)) {
-          message = MESSAGES.brokenText(top);
-        } else {
-          message = MESSAGES.controlCharacters(top);
+        switch (issueRule(issue)) {
+          case 'country':
+            message = MESSAGES.region;
+            break;
+          case 'placeholder':
+            message = MESSAGES.leaveEmpty(top);
+            break;
+          case 'too_big':
+            message = MESSAGES.tooLong(top, top === 'experience' ? EXPERIENCE_MAX_LENGTH : Number((issue as { maximum?: number | bigint }).maximum), values[top]?.length);
+            break;
+          case 'brokenUnicode':
+            message = MESSAGES.brokenText(top);
+            break;
+          default:
+            message = MESSAGES.controlCharacters(top);
         }
         break;
       default:

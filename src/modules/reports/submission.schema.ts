@@ -21,7 +21,10 @@ const text = (max: number) =>
 /** Words that stand for "not known": the field is left out instead (REPORTING_RULES.unknownFields). */
 const PLACEHOLDER = /^(?:unknown|n\/?a|none|null|undefined|not known|-+|\?+)$/i;
 const known = (field: ReturnType<typeof text>) =>
-  field.refine((value) => !PLACEHOLDER.test(value), 'leave this field out when it is not known (never "unknown", "n/a" or a guess)');
+  field.refine((value) => !PLACEHOLDER.test(value), {
+    message: 'leave this field out when it is not known (never "unknown", "n/a" or a guess)',
+    params: { rule: 'placeholder' },
+  });
 
 /** The earliest test date taken: the earliest day of every input. */
 export const EARLIEST_TEST_DATE = EARLIEST_DAY;
@@ -64,7 +67,7 @@ const reportFields = {
   region: known(text(100))
     .overwrite((value) => countryCode(value) ?? value)
     // Only for text that passed the rules above: one refusal per problem.
-    .refine(isCountryCode, { message: REGION_MESSAGE, when: (payload) => payload.issues.length === 0 })
+    .refine(isCountryCode, { message: REGION_MESSAGE, params: { rule: 'country' }, when: (payload) => payload.issues.length === 0 })
     .describe(FIELD_DESCRIPTIONS.region)
     .optional(),
   task: text(500)

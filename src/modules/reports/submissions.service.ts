@@ -57,8 +57,8 @@ function assertNotFuture(testedAt: string | null | undefined, now: Date): void {
 
 export async function checkTargets(prisma: PrismaClient, body: ReportSubmission, submitter: Submitter): Promise<void> {
   const [merchantOk, agentOk] = await Promise.all([isPublicMerchant(prisma, body.adId), isActiveAgent(prisma, body.agentId)]);
-  if (!merchantOk) throw invalidField('adId', 'no public merchant has this id');
-  if (!agentOk) throw invalidField('agentId', 'no active agent has this id');
+  if (!merchantOk) throw invalidField('adId', 'no public merchant has this id', 'gone');
+  if (!agentOk) throw invalidField('agentId', 'no active agent has this id', 'gone');
   if (submitter.channel === 'AGENT_KEY' && submitter.agentId !== body.agentId) {
     throw new Refusal({
       kind: 'forbidden',

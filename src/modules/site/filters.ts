@@ -4,24 +4,24 @@
 // mean "not given" and unknown parameters (tracking tags) are ignored. Invalid values become
 // friendly messages next to the form, never a 500.
 import type { z } from 'zod';
-import { Refusal } from '../../errors.js';
-import { agentMerchantQuery, FILTER_RULES, merchantQuery, type MerchantQuery } from '../merchants/merchants.schemas.js';
+import { type FieldError, Refusal, validationRefusal } from '../../errors.js';
+import { agentMerchantQuery, merchantQuery, type FilterRule, type MerchantQuery } from '../merchants/merchants.schemas.js';
 
 /** The filters that read one agent's summaries: they need an agent (the path's, or agent=). */
 export const AGENT_FILTERS = ['reaches', 'task', 'taskStatus', 'minConfidence'] as const;
 
-/** The API's rules for combinations of filters, in the form's words. */
-const RULE_MESSAGES: ReadonlyMap<string, string> = new Map([
-  [FILTER_RULES.reachNeedsAgent, 'Gets at least through: choose an agent too; how far an agent gets is its own.'],
-  [FILTER_RULES.confidenceNeedsAgent, 'How sure, at least: choose an agent too; the confidence is of that agent\'s reach.'],
-  [FILTER_RULES.taskNeedsAgent, 'Task: choose an agent too; a task\'s status is one agent\'s.'],
-  [FILTER_RULES.taskNeedsStatus, 'Where that task: choose which statuses to match for the task.'],
-  [FILTER_RULES.statusNeedsTask, 'Task: choose the task whose status to match.'],
-  [FILTER_RULES.notOnLadder, 'Gets at least through: choose one of the listed steps.'],
-  [FILTER_RULES.loginOffLadder, 'Gets at least through: login is not a step toward a purchase (many shops let a guest check out); filter on its status with Task instead.'],
-  [FILTER_RULES.sortReachNeedsAgent, 'Sorting by how far the agent gets needs an agent: choose one, or sort another way.'],
-  [FILTER_RULES.sortRatingNeedsAgent, 'Sorting by rating needs an agent: choose one, or sort another way.'],
-]);
+/** The API's rules for combinations of filters, in the form's words, by rule id. */
+const RULE_MESSAGES: Readonly<Record<FilterRule, string>> = {
+  reachNeedsAgent: 'Gets at least through: choose an agent too; how far an agent gets is its own.',
+  confidenceNeedsAgent: 'How sure, at least: choose an agent too; the confidence is of that agent\'s reach.',
+  taskNeedsAgent: 'Task: choose an agent too; a task\'s status is one agent\'s.',
+  taskNeedsStatus: 'Where that task: choose which statuses to match for the task.',
+  statusNeedsTask: 'Task: choose the task whose status to match.',
+  notOnLadder: 'Gets at least through: choose one of the listed steps.',
+  loginOffLadder: 'Gets at least through: login is not a step toward a purchase (many shops let a guest check out); filter on its status with Task instead.',
+  sortReachNeedsAgent: 'Sorting by how far the agent gets needs an agent: choose one, or sort another way.',
+  sortRatingNeedsAgent: 'Sorting by rating needs an agent: choose one, or sort another way.',
+};
 
 /**
  * Every filter of GET /api/v1/merchants with the form's label (for messages), in the order the
@@ -65,12 +65,18 @@ export interface ParsedFilters {
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-function messageFor(field: FilterField, detail: string): string {
-  const rule = RULE_MESSAGES.get(detail);
-  if (rule) return rule;
-  if (field === 'sort' && /rating/.test(detail)) return 'Sorting by rating needs an agent: choose one, or sort another way.';
-  if (detail.startsWith('Invalid option')) return `${FILTER_LABELS[field]}: choose one of the listed options.`;
-  return `${FILTER_LABELS[field]}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}.`;
+/** A refused filter in the form's words: a combination rule's own, else the label and the API's detail. */
+function messageFor(field: FilterField, error: FieldError): string {
+  if (error.rule !== undefined && Object.hasOwn(RULE_MESSAGES, error.rule)) return RULE_MESSAGES[error.rule as FilterRule];
+  // A value not among an enum's options (zod's invalid_value): the form lists them.
+  if (error.rule === 'invalid_value') return `${FILTER_LABELS[field]}: choose one of the listed options.`;
+  return `${FILTER_LABELS[field]}: ${error.detail.charAt(0).toLowerCase()}${error.detail.slice(1)}.`;
+}
+
+/** The form's message of one refused filter: beside its field, or above the form. */
+function formError(error: FieldError): FilterError {
+  const field = (FILTER_FIELDS as readonly string[]).includes(error.parameter ?? '') ? (error.parameter as FilterField) : null;
+  return { field: field ?? 'form', message: field ? messageFor(field, error) : capitalise(error.detail) };
 }
 
 /**
@@ -99,10 +105,9 @@ export function parseFilters(raw: Record<string, unknown>, scope: Scope): Parsed
   const schema: z.ZodType<MerchantQuery> = scope.kind === 'agent' ? (agentMerchantQuery as z.ZodType<MerchantQuery>) : merchantQuery;
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const field = (FILTER_FIELDS as readonly string[]).includes(String(issue.path[0])) ? (issue.path[0] as FilterField) : null;
-      const message = field ? messageFor(field, issue.message) : capitalise(issue.message);
-      if (!errors.some((e) => e.message === message)) errors.push({ field: field ?? 'form', message });
+    for (const error of validationRefusal(parsed.error, 'query').init.errors ?? []) {
+      const shown = formError(error);
+      if (!errors.some((e) => e.message === shown.message)) errors.push(shown);
     }
     return { values, query: null, errors };
   }
@@ -115,10 +120,9 @@ export function filterErrorsOf(error: unknown): FilterError[] | null {
   const errors = error.init.errors ?? [];
   if (errors.length === 0) return [{ field: 'form', message: error.init.detail ?? error.init.title }];
   return errors.map((e) => {
-    const field = (FILTER_FIELDS as readonly string[]).includes(e.parameter ?? '') ? (e.parameter as FilterField) : null;
-    if (field === 'agent') return { field, message: 'Agent: there is no active agent with that name. Choose one from the list.' };
-    if (field === 'category') return { field, message: 'Category: there is no such category. Choose one from the list.' };
-    return { field: field ?? 'form', message: field ? messageFor(field, e.detail) : capitalise(e.detail) };
+    if (e.parameter === 'agent') return { field: 'agent', message: 'Agent: there is no active agent with that name. Choose one from the list.' };
+    if (e.parameter === 'category') return { field: 'category', message: 'Category: there is no such category. Choose one from the list.' };
+    return formError(e);
   });
 }
 
