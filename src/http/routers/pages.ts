@@ -10,8 +10,9 @@ import type { Mailer } from '../../mail/mailer.js';
 import { SIGNED_OUT_PATH, signInHandlers } from '../../modules/accounts/sign-in.pages.js';
 import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
-import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
-import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
+import { MY_REPORTS_PATH, myReportsPage, NOTIFICATIONS_PATH, notificationsPost } from '../../modules/reports/my-reports.pages.js';
+import { editReportPage, editReportPost, reportReviewPage, reportScreenshot } from '../../modules/reports/own-report.pages.js';
+import { newReportPage, newReportPost } from '../../modules/reports/report-form.pages.js';
 import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
 import type { McpFacts } from '../../modules/site/agent-guide.js';
 import {
@@ -72,16 +73,6 @@ export function pagesRouter(deps: PagesDeps): Router {
     limits: config.limits,
   });
   const keys = keyPageHandlers({ prisma, clock, baseUrl: config.baseUrl });
-  const reportForm = reportFormHandlers({
-    prisma,
-    clock,
-    baseUrl: config.baseUrl,
-    dataDir: config.dataDir,
-    browserQuota: deps.quotas.browser,
-    agentQuota: deps.quotas.agent,
-    addressSecret: config.sessionSecret,
-  });
-  const myReports = myReportsHandlers({ prisma });
 
   router.use(layoutLocals);
   // Every page counts against the client address's budget: the public API's rate, on a
@@ -138,17 +129,26 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   // Contributing a report. The form takes screenshots, so its token is checked after the
   // multipart body is read. Its POST is also the merchant search without JavaScript.
-  router.get(PAGE_PATHS.newReport, requireSignedInPage, reportForm.form);
-  router.post(PAGE_PATHS.newReport, requireSignedInPage, screenshotUpload, verifyCsrfToken, reportForm.submit);
+  const reports = {
+    prisma,
+    clock,
+    baseUrl: config.baseUrl,
+    dataDir: config.dataDir,
+    browserQuota: deps.quotas.browser,
+    agentQuota: deps.quotas.agent,
+    addressSecret: config.sessionSecret,
+  };
+  router.get(PAGE_PATHS.newReport, requireSignedInPage, newReportPage(reports));
+  router.post(PAGE_PATHS.newReport, requireSignedInPage, screenshotUpload, verifyCsrfToken, newReportPost(reports));
 
   // The author's own reports: the list, one report, its screenshots, changing it (as the API's PUT).
-  router.get(MY_REPORTS_PATH, requireSignedInPage, myReports.page);
-  router.post(NOTIFICATIONS_PATH, requireSignedInForm(MY_REPORTS_PATH), myReports.notifications);
+  router.get(MY_REPORTS_PATH, requireSignedInPage, myReportsPage({ prisma }));
+  router.post(NOTIFICATIONS_PATH, requireSignedInForm(MY_REPORTS_PATH), notificationsPost({ prisma }));
   router.get('/reports', (_req, res) => res.redirect(302, MY_REPORTS_PATH));
-  router.get('/reports/:id/review', requireSignedInPage, reportForm.review);
-  router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportForm.screenshot);
-  router.get('/reports/:id/edit', requireSignedInPage, reportForm.editForm);
-  router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), screenshotUpload, verifyCsrfToken, reportForm.saveEdit);
+  router.get('/reports/:id/review', requireSignedInPage, reportReviewPage(reports));
+  router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportScreenshot(reports));
+  router.get('/reports/:id/edit', requireSignedInPage, editReportPage(reports));
+  router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), screenshotUpload, verifyCsrfToken, editReportPost(reports));
 
   // Owners: claims of a shop's or an agent vendor's website, and what a verified one allows.
   const owners = { prisma, clock, baseUrl: config.baseUrl, fetcher: deps.fetcher };

@@ -5,9 +5,10 @@
 import type { RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
-import { redirectWhenSaved, setPageFlash, takePageFlash, type FormValues } from '../../forms.js';
+import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
 import { decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.service.js';
-import { editPath, reviewPath, STATUS_LABELS } from './report-form.pages.js';
+import { editPath, reviewPath, STATUS_LABELS } from './author-view.js';
+import { postedValues } from './report-form.fields.js';
 import { ownReportsPage } from './report-form.repository.js';
 import { cacheControl } from '../../web/cache-control.js';
 import { PAGE_PATHS } from '../../paths.js';
@@ -17,8 +18,9 @@ export const MY_REPORTS_PATH = PAGE_PATHS.myReports;
 export const NOTIFICATIONS_PATH = '/profile/notifications';
 const PAGE_SIZE = 24;
 
-export function myReportsHandlers(deps: { prisma: PrismaClient }) {
-  const page: RequestHandler = async (req, res) => {
+/** GET /profile/reports?page=: a page of the account's reports, the most recently changed first, with the choice about decision e-mails. */
+export function myReportsPage(deps: { prisma: PrismaClient }): RequestHandler {
+  return async (req, res) => {
     const account = res.locals.account!;
     const asked = typeof req.query.page === 'string' && /^[1-9]\d{0,5}$/.test(req.query.page) ? Number(req.query.page) : 1;
     let list = await ownReportsPage(deps.prisma, account.id, asked, PAGE_SIZE);
@@ -48,13 +50,12 @@ export function myReportsHandlers(deps: { prisma: PrismaClient }) {
       notificationsAction: NOTIFICATIONS_PATH,
     });
   };
+}
 
-  /** POST /profile/notifications: the decision e-mails on or off (an unticked box is not posted: off). */
-  const notifications: RequestHandler = async (req, res) => {
-    const values = Object.fromEntries(
-      Object.entries((req.body ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
-    ) as FormValues;
-    const { on, changed } = await setDecisionNotices(deps.prisma, res.locals.account!.id, values);
+/** POST /profile/notifications: the decision e-mails on or off (an unticked box is not posted: off). */
+export function notificationsPost(deps: { prisma: PrismaClient }): RequestHandler {
+  return async (req, res) => {
+    const { on, changed } = await setDecisionNotices(deps.prisma, res.locals.account!.id, postedValues(req.body));
     setPageFlash(
       req.session,
       on
@@ -67,5 +68,4 @@ export function myReportsHandlers(deps: { prisma: PrismaClient }) {
     );
     await redirectWhenSaved(req, res, `${MY_REPORTS_PATH}#notifications`);
   };
-  return { page, notifications };
 }

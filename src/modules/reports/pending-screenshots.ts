@@ -8,7 +8,7 @@
 // save their own draft, the last save winning and the other files belonging to nobody. So every
 // change to an account's drafts runs under that account's lock (withDraftLock): the request reads
 // its session afresh, deletes the files it replaces, and saves the session before the next
-// request of the account goes in (report-form.pages.ts). The store is bounded per account and in total (PENDING_LIMITS),
+// request of the account goes in (draft-session.ts). The store is bounded per account and in total (PENDING_LIMITS),
 // and sweepPending deletes the files no live session refers to (a session that ended, or one
 // whose draft another page's save overwrote).
 import { createHash, randomBytes } from 'node:crypto';
