@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { FieldErrors } from '../../forms.js';
 import { TASK_LABELS, TASKS, type TaskKey } from '../aggregation/constants.js';
-import { issueRule } from '../../errors.js';
+import { issueRule, type FieldError } from '../../errors.js';
 import { EARLIEST_TEST_DATE, EXPERIENCE_MAX_LENGTH } from './submission.schema.js';
 
 /** The form's fields in page order, with the words the summary uses for them. */
@@ -139,11 +139,11 @@ export function formErrorsOf(error: z.ZodError, values: Record<string, string>):
 }
 
 /** A field's message from the submission service (a target that went away, a future date). */
-export function serviceFieldMessage(field: string, detail: string): string {
-  if (field === 'adId') return /no public merchant/.test(detail) ? MESSAGES.adIdGone : MESSAGES.adId;
-  if (field === 'agentId') return /no active agent/.test(detail) ? MESSAGES.agentIdGone : MESSAGES.agentId;
+export function serviceFieldMessage(field: string, error: FieldError): string {
+  if (field === 'adId') return error.rule === 'gone' ? MESSAGES.adIdGone : MESSAGES.adId;
+  if (field === 'agentId') return error.rule === 'gone' ? MESSAGES.agentIdGone : MESSAGES.agentId;
   if (field === 'testedAt') return MESSAGES.testedAtFuture;
-  return detail;
+  return error.detail;
 }
 
 export interface SummaryItem {

@@ -76,7 +76,7 @@ export function refusalErrors(error: Refusal, context: { editing: boolean }): { 
   const errors: FieldErrors = {};
   for (const fieldError of init.errors ?? []) {
     const field = (fieldError.pointer ?? '').replace(/^#\//, '').split('/')[0] ?? '';
-    const message = serviceFieldMessage(field, fieldError.detail);
+    const message = serviceFieldMessage(field, fieldError);
     // The edit form shows the merchant and agent as fixed text: their problems concern the whole report.
     if (context.editing && (field === 'adId' || field === 'agentId')) {
       errors.form ??= `${message.replace(/: choose another one$/, '')}, so this report cannot be changed.`;
