@@ -12,7 +12,9 @@ import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.j
 import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
-import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
+import { agentGuidePage, agentGuideReferencePage, browserCachedPage, favicon, howItWorksPage, problemPage, problemsPage } from '../../modules/site/site.pages.js';
+import { agentPage, categoryPage, directoryPage } from '../../modules/site/directory.pages.js';
+import { merchantPage } from '../../modules/site/merchant.pages.js';
 import type { McpFacts } from '../../modules/site/agent-guide.js';
 import {
   claimCheckPost,
@@ -61,7 +63,7 @@ const UPLOAD_PATHS = { has: (path: string) => path === PAGE_PATHS.newReport || /
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
   const router = Router();
-  const site = sitePageHandlers({ config, prisma, clock, mcp: deps.mcp });
+  const site = { config, prisma, clock, mcp: deps.mcp };
   const signIn = signInHandlers({
     prisma,
     pool: deps.pool,
@@ -112,16 +114,16 @@ export function pagesRouter(deps: PagesDeps): Router {
   const screenshotUpload = screenshotUploads(config.dataDir);
 
   // The public site.
-  router.get(['/favicon.ico', '/favicon.svg'], site.favicon);
-  router.get('/', browserCachedPage, site.directory);
-  router.get('/categories/:slug', browserCachedPage, site.category);
-  router.get('/agents/:slug', browserCachedPage, site.agent);
-  router.get('/merchants/:slug', browserCachedPage, site.merchant);
-  router.get(PAGE_PATHS.howItWorks, browserCachedPage, site.howItWorks);
-  router.get(PAGE_PATHS.agentGuide, site.agentGuide);
-  router.get(PAGE_PATHS.agentGuideReference, site.agentGuideReference);
-  router.get('/problems', browserCachedPage, site.problems);
-  router.get('/problems/:code', browserCachedPage, site.problem);
+  router.get(['/favicon.ico', '/favicon.svg'], favicon);
+  router.get('/', browserCachedPage, directoryPage(site));
+  router.get('/categories/:slug', browserCachedPage, categoryPage(site));
+  router.get('/agents/:slug', browserCachedPage, agentPage(site));
+  router.get('/merchants/:slug', browserCachedPage, merchantPage(site));
+  router.get(PAGE_PATHS.howItWorks, browserCachedPage, howItWorksPage(site));
+  router.get(PAGE_PATHS.agentGuide, agentGuidePage(site));
+  router.get(PAGE_PATHS.agentGuideReference, agentGuideReferencePage(site));
+  router.get('/problems', browserCachedPage, problemsPage(site));
+  router.get('/problems/:code', browserCachedPage, problemPage(site));
 
   // Signing in and out.
   router.get(PAGE_PATHS.signIn, signIn.form);
