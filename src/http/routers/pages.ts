@@ -7,8 +7,8 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { SIGNED_OUT_PATH, signInHandlers } from '../../modules/accounts/sign-in.pages.js';
-import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
+import { sendSignInLink, SIGNED_OUT_PATH, signedOutPage, signInAddressLimit, signInClientLimit, signInPage, signOut, verifySignIn } from '../../modules/accounts/sign-in.pages.js';
+import { keyIssuePost, keyReplacePost, keyRevokePost, KEYS_PAGE_PATH, keysPage } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsHandlers, NOTIFICATIONS_PATH } from '../../modules/reports/my-reports.pages.js';
 import { reportFormHandlers } from '../../modules/reports/report-form.pages.js';
@@ -64,7 +64,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
   const router = Router();
   const site = { config, prisma, clock, mcp: deps.mcp };
-  const signIn = signInHandlers({
+  const signIn = {
     prisma,
     pool: deps.pool,
     clock,
@@ -72,8 +72,8 @@ export function pagesRouter(deps: PagesDeps): Router {
     baseUrl: config.baseUrl,
     moderatorEmails: config.moderatorEmails,
     limits: config.limits,
-  });
-  const keys = keyPageHandlers({ prisma, clock, baseUrl: config.baseUrl });
+  };
+  const keys = { prisma, clock, baseUrl: config.baseUrl };
   const reportForm = reportFormHandlers({
     prisma,
     clock,
@@ -126,17 +126,17 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/problems/:code', browserCachedPage, problemPage(site));
 
   // Signing in and out.
-  router.get(PAGE_PATHS.signIn, signIn.form);
-  router.post(PAGE_PATHS.signIn, signIn.perClient, signIn.perAddress, signIn.sendLink);
-  router.get(PAGE_PATHS.signInVerify, signIn.verify);
-  router.post('/sign-out', signIn.signOut);
-  router.get(SIGNED_OUT_PATH, signIn.signedOut);
+  router.get(PAGE_PATHS.signIn, signInPage(signIn));
+  router.post(PAGE_PATHS.signIn, signInClientLimit(signIn), signInAddressLimit(signIn), sendSignInLink(signIn));
+  router.get(PAGE_PATHS.signInVerify, verifySignIn(signIn));
+  router.post('/sign-out', signOut);
+  router.get(SIGNED_OUT_PATH, signedOutPage);
 
   // Agent keys.
-  router.get(KEYS_PAGE_PATH, requireSignedInPage, keys.page);
-  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keys.issue);
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keys.revoke);
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keys.replace);
+  router.get(KEYS_PAGE_PATH, requireSignedInPage, keysPage(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keyIssuePost(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keyRevokePost(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keyReplacePost(keys));
 
   // Contributing a report. The form takes screenshots, so its token is checked after the
   // multipart body is read. Its POST is also the merchant search without JavaScript.
