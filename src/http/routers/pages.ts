@@ -7,13 +7,15 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { SIGNED_OUT_PATH, signInHandlers } from '../../modules/accounts/sign-in.pages.js';
-import { KEYS_PAGE_PATH, keyPageHandlers } from '../../modules/keys/keys.pages.js';
+import { sendSignInLink, SIGNED_OUT_PATH, signedOutPage, signInAddressLimit, signInClientLimit, signInPage, signOut, verifySignIn } from '../../modules/accounts/sign-in.pages.js';
+import { keyIssuePost, keyReplacePost, keyRevokePost, KEYS_PAGE_PATH, keysPage } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsPage, NOTIFICATIONS_PATH, notificationsPost } from '../../modules/reports/my-reports.pages.js';
 import { editReportPage, editReportPost, reportReviewPage, reportScreenshot } from '../../modules/reports/own-report.pages.js';
 import { newReportPage, newReportPost } from '../../modules/reports/report-form.pages.js';
-import { browserCachedPage, sitePageHandlers } from '../../modules/site/site.pages.js';
+import { agentGuidePage, agentGuideReferencePage, browserCachedPage, favicon, howItWorksPage, problemPage, problemsPage } from '../../modules/site/site.pages.js';
+import { agentPage, categoryPage, directoryPage } from '../../modules/site/directory.pages.js';
+import { merchantPage } from '../../modules/site/merchant.pages.js';
 import type { McpFacts } from '../../modules/site/agent-guide.js';
 import {
   claimCheckPost,
@@ -62,8 +64,8 @@ const UPLOAD_PATHS = { has: (path: string) => path === PAGE_PATHS.newReport || /
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
   const router = Router();
-  const site = sitePageHandlers({ config, prisma, clock, mcp: deps.mcp });
-  const signIn = signInHandlers({
+  const site = { config, prisma, clock, mcp: deps.mcp };
+  const signIn = {
     prisma,
     pool: deps.pool,
     clock,
@@ -71,8 +73,8 @@ export function pagesRouter(deps: PagesDeps): Router {
     baseUrl: config.baseUrl,
     moderatorEmails: config.moderatorEmails,
     limits: config.limits,
-  });
-  const keys = keyPageHandlers({ prisma, clock, baseUrl: config.baseUrl });
+  };
+  const keys = { prisma, clock, baseUrl: config.baseUrl };
 
   router.use(layoutLocals);
   // Every page counts against the client address's budget: the public API's rate, on a
@@ -103,29 +105,29 @@ export function pagesRouter(deps: PagesDeps): Router {
   const screenshotUpload = screenshotUploads(config.dataDir);
 
   // The public site.
-  router.get(['/favicon.ico', '/favicon.svg'], site.favicon);
-  router.get('/', browserCachedPage, site.directory);
-  router.get('/categories/:slug', browserCachedPage, site.category);
-  router.get('/agents/:slug', browserCachedPage, site.agent);
-  router.get('/merchants/:slug', browserCachedPage, site.merchant);
-  router.get(PAGE_PATHS.howItWorks, browserCachedPage, site.howItWorks);
-  router.get(PAGE_PATHS.agentGuide, site.agentGuide);
-  router.get(PAGE_PATHS.agentGuideReference, site.agentGuideReference);
-  router.get('/problems', browserCachedPage, site.problems);
-  router.get('/problems/:code', browserCachedPage, site.problem);
+  router.get(['/favicon.ico', '/favicon.svg'], favicon);
+  router.get('/', browserCachedPage, directoryPage(site));
+  router.get('/categories/:slug', browserCachedPage, categoryPage(site));
+  router.get('/agents/:slug', browserCachedPage, agentPage(site));
+  router.get('/merchants/:slug', browserCachedPage, merchantPage(site));
+  router.get(PAGE_PATHS.howItWorks, browserCachedPage, howItWorksPage(site));
+  router.get(PAGE_PATHS.agentGuide, agentGuidePage(site));
+  router.get(PAGE_PATHS.agentGuideReference, agentGuideReferencePage(site));
+  router.get('/problems', browserCachedPage, problemsPage(site));
+  router.get('/problems/:code', browserCachedPage, problemPage(site));
 
   // Signing in and out.
-  router.get(PAGE_PATHS.signIn, signIn.form);
-  router.post(PAGE_PATHS.signIn, signIn.perClient, signIn.perAddress, signIn.sendLink);
-  router.get(PAGE_PATHS.signInVerify, signIn.verify);
-  router.post('/sign-out', signIn.signOut);
-  router.get(SIGNED_OUT_PATH, signIn.signedOut);
+  router.get(PAGE_PATHS.signIn, signInPage(signIn));
+  router.post(PAGE_PATHS.signIn, signInClientLimit(signIn), signInAddressLimit(signIn), sendSignInLink(signIn));
+  router.get(PAGE_PATHS.signInVerify, verifySignIn(signIn));
+  router.post('/sign-out', signOut);
+  router.get(SIGNED_OUT_PATH, signedOutPage);
 
   // Agent keys.
-  router.get(KEYS_PAGE_PATH, requireSignedInPage, keys.page);
-  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keys.issue);
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keys.revoke);
-  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keys.replace);
+  router.get(KEYS_PAGE_PATH, requireSignedInPage, keysPage(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keyIssuePost(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keyRevokePost(keys));
+  router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keyReplacePost(keys));
 
   // Contributing a report. The form takes screenshots, so its token is checked after the
   // multipart body is read. Its POST is also the merchant search without JavaScript.

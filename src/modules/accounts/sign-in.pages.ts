@@ -1,5 +1,5 @@
-// Sign-in pages: ask for an address, send the link, follow the link, sign out. Routes:
-// http/routers/pages.ts.
+// Sign-in pages: ask for an address, send the link, follow the link, sign out. One function per
+// use case. Routes: http/routers/pages.ts.
 import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
@@ -46,11 +46,11 @@ function renderLimited(_req: Request, res: Response, retryAfter: number) {
   });
 }
 
-export function signInHandlers(deps: SignInPageDeps) {
-  const emailOf = (req: Request) => emailSchema.safeParse((req.body as { email?: unknown })?.email).data;
+const emailOf = (req: Request) => emailSchema.safeParse((req.body as { email?: unknown })?.email).data;
 
-  // Per client address, and per e-mail address (hashed: the counter key is not an address).
-  const perClient = createLimiter({
+/** POST /sign-in's limit per client address. */
+export function signInClientLimit(deps: SignInPageDeps): RequestHandler {
+  return createLimiter({
     pool: deps.pool,
     clock: deps.clock,
     name: 'sign-in:client',
@@ -59,7 +59,11 @@ export function signInHandlers(deps: SignInPageDeps) {
     keyGenerator: clientAddress,
     onLimited: renderLimited,
   });
-  const perAddress = createLimiter({
+}
+
+/** POST /sign-in's limit per e-mail address (hashed: the counter key is not an address). */
+export function signInAddressLimit(deps: SignInPageDeps): RequestHandler {
+  return createLimiter({
     pool: deps.pool,
     clock: deps.clock,
     name: 'sign-in:address',
@@ -69,8 +73,11 @@ export function signInHandlers(deps: SignInPageDeps) {
     skip: (req) => emailOf(req) === undefined,
     onLimited: renderLimited,
   });
+}
 
-  const form: RequestHandler = (req, res) => {
+/** GET /sign-in?next=: the form asking for an e-mail address. */
+export function signInPage(deps: SignInPageDeps): RequestHandler {
+  return (req, res) => {
     const next = safeNextPath(req.query.next, deps.baseUrl);
     res.render('pages/sign-in', {
       title: 'Sign in',
@@ -80,8 +87,11 @@ export function signInHandlers(deps: SignInPageDeps) {
       error: null,
     });
   };
+}
 
-  const sendLink: RequestHandler = async (req, res) => {
+/** POST /sign-in: send the sign-in link, the same answer whether or not an account exists. */
+export function sendSignInLink(deps: SignInPageDeps): RequestHandler {
+  return async (req, res) => {
     const body = req.body as { email?: unknown; next?: unknown };
     const next = safeNextPath(body.next, deps.baseUrl);
     const email = emailSchema.safeParse(body.email);
@@ -113,8 +123,11 @@ export function signInHandlers(deps: SignInPageDeps) {
     // The same answer whether or not an account exists for this address.
     res.render('pages/sign-in-sent', { title: 'Check your e-mail', email: email.data, minutes: SIGN_IN_LINK_MINUTES, reason: signInReason(next) });
   };
+}
 
-  const verify: RequestHandler = async (req, res) => {
+/** GET /sign-in/verify?token=: follow the link: a new session, signed in, then where it leads. */
+export function verifySignIn(deps: SignInPageDeps): RequestHandler {
+  return async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const result = token ? await completeSignIn(deps, token, deps.clock.now()) : null;
     if (!result) {
@@ -132,19 +145,18 @@ export function signInHandlers(deps: SignInPageDeps) {
     await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
     res.redirect(303, result.next ?? MY_REPORTS_PATH);
   };
-
-  const signOut: RequestHandler = async (req, res) => {
-    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
-    res.clearCookie(SESSION_COOKIE, { path: '/' });
-    res.redirect(303, SIGNED_OUT_PATH);
-  };
-
-  /** GET /sign-out/done: the confirmation, the same for everyone (nothing personal: a shared page can hold it). */
-  const signedOut: RequestHandler = (_req, res) => {
-    // Someone still signed in (a bookmark, another tab signed in again) is not told otherwise.
-    if (res.locals.account) return res.redirect(303, '/');
-    res.render('pages/signed-out', { title: 'You are signed out' });
-  };
-
-  return { form, perClient, perAddress, sendLink, verify, signOut, signedOut };
 }
+
+/** POST /sign-out: the session ends, its cookie goes, and the confirmation follows. */
+export const signOut: RequestHandler = async (req, res) => {
+  await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
+  res.clearCookie(SESSION_COOKIE, { path: '/' });
+  res.redirect(303, SIGNED_OUT_PATH);
+};
+
+/** GET /sign-out/done: the confirmation, the same for everyone (nothing personal: a shared page can hold it). */
+export const signedOutPage: RequestHandler = (_req, res) => {
+  // Someone still signed in (a bookmark, another tab signed in again) is not told otherwise.
+  if (res.locals.account) return res.redirect(303, '/');
+  res.render('pages/signed-out', { title: 'You are signed out' });
+};

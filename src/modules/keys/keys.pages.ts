@@ -1,7 +1,7 @@
 // The profile agent setup page: issue, revoke and replace agent keys (spec 5 rule 1).
 // A new key is shown exactly once, on the page view right after the POST that made it. Revoke
 // and Replace ask first on the page (a disclosure holding the button that acts), and the page
-// after the redirect says what happened.
+// after the redirect says what happened. One function per use case.
 // Routes: http/routers/pages.ts.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
@@ -61,77 +61,78 @@ function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-
 const SUSPENDED_MESSAGE = 'Your account is suspended, so you cannot issue or replace agent keys.';
 
-export function keyPageHandlers(deps: KeysPageDeps) {
-  const secureCookie = new URL(deps.baseUrl).protocol === 'https:';
-
-  async function render(
-    res: Response,
-    status: number,
-    view: {
-      error?: string | null;
-      /** The field the error is about (the summary links to it). */
-      errorField?: string;
-      selectedAgentId?: string;
-      reveal?: { key: string | null; agentName: string } | null;
-      flash?: string | null;
-    } = {},
-  ): Promise<void> {
-    const account = res.locals.account!;
-    const now = deps.clock.now();
-    const [agents, keys] = await Promise.all([listActiveAgents(deps.prisma), listKeys(deps.prisma, account.id, now)]);
-    // "Your agents": the agents this account has keys for (newest key first), before every other agent.
-    const yours = new Map<string, { id: string; slug: string; name: string; active: boolean; activeKeys: number; keys: number }>();
-    for (const key of keys) {
-      const entry = yours.get(key.agent.id) ?? { ...key.agent, activeKeys: 0, keys: 0 };
-      entry.keys += 1;
-      if (key.state === 'active') entry.activeKeys += 1;
-      yours.set(key.agent.id, entry);
-    }
-    // The page may hold a key: never cached anywhere.
-    cacheControl(res, 'no-store');
-    res.status(status).render('pages/profile-agents', {
-      title: 'Keys for your agents',
-      hasErrors: Boolean(view.error),
-      summary: view.error ? [{ text: view.error, ...(view.errorField ? { href: `#${view.errorField}` } : {}) }] : [],
-      pageFlash: view.flash ?? null,
-      agents,
-      yourAgents: [...yours.values()],
-      yourAgentIds: new Set(yours.keys()),
-      otherAgents: agents.filter((a) => !yours.has(a.id)),
-      keys,
-      baseUrl: deps.baseUrl.replace(/\/+$/, ''),
-      suspended: account.suspended,
-      error: view.error ?? null,
-      selectedAgentId: view.selectedAgentId ?? '',
-      reveal: view.reveal ?? null,
-      lifetimeDays: KEY_LIFETIME_DAYS,
-      formatTime,
-    });
+/** The keys page, with the message and the key to show (a new key is shown once). */
+async function renderKeys(
+  deps: KeysPageDeps,
+  res: Response,
+  status: number,
+  view: {
+    error?: string | null;
+    /** The field the error is about (the summary links to it). */
+    errorField?: string;
+    selectedAgentId?: string;
+    reveal?: { key: string | null; agentName: string } | null;
+    flash?: string | null;
+  } = {},
+): Promise<void> {
+  const account = res.locals.account!;
+  const now = deps.clock.now();
+  const [agents, keys] = await Promise.all([listActiveAgents(deps.prisma), listKeys(deps.prisma, account.id, now)]);
+  // "Your agents": the agents this account has keys for (newest key first), before every other agent.
+  const yours = new Map<string, { id: string; slug: string; name: string; active: boolean; activeKeys: number; keys: number }>();
+  for (const key of keys) {
+    const entry = yours.get(key.agent.id) ?? { ...key.agent, activeKeys: 0, keys: 0 };
+    entry.keys += 1;
+    if (key.state === 'active') entry.activeKeys += 1;
+    yours.set(key.agent.id, entry);
   }
+  // The page may hold a key: never cached anywhere.
+  cacheControl(res, 'no-store');
+  res.status(status).render('pages/profile-agents', {
+    title: 'Keys for your agents',
+    hasErrors: Boolean(view.error),
+    summary: view.error ? [{ text: view.error, ...(view.errorField ? { href: `#${view.errorField}` } : {}) }] : [],
+    pageFlash: view.flash ?? null,
+    agents,
+    yourAgents: [...yours.values()],
+    yourAgentIds: new Set(yours.keys()),
+    otherAgents: agents.filter((a) => !yours.has(a.id)),
+    keys,
+    baseUrl: deps.baseUrl.replace(/\/+$/, ''),
+    suspended: account.suspended,
+    error: view.error ?? null,
+    selectedAgentId: view.selectedAgentId ?? '',
+    reveal: view.reveal ?? null,
+    lifetimeDays: KEY_LIFETIME_DAYS,
+    formatTime,
+  });
+}
 
-  async function revealOnNextView(req: Request, res: Response, issued: IssuedKey): Promise<void> {
-    const agent = await findActiveAgentById(deps.prisma, issued.record.agentId);
-    const { sealed, secret } = seal(issued.key);
-    // `key` holds the sealed key, never the key itself.
-    req.session.revealKey = { key: sealed, agentName: agent?.name ?? 'your agent' };
-    res.cookie(REVEAL_COOKIE, secret, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: secureCookie,
-      path: KEYS_PAGE_PATH,
-      maxAge: REVEAL_MAX_AGE_MS,
-    });
-    await redirectWhenSaved(req, res, KEYS_PAGE_PATH);
-  }
+/** The new key, sealed in the session, for the page view after the redirect to show once. */
+async function revealOnNextView(deps: KeysPageDeps, req: Request, res: Response, issued: IssuedKey): Promise<void> {
+  const agent = await findActiveAgentById(deps.prisma, issued.record.agentId);
+  const { sealed, secret } = seal(issued.key);
+  // `key` holds the sealed key, never the key itself.
+  req.session.revealKey = { key: sealed, agentName: agent?.name ?? 'your agent' };
+  res.cookie(REVEAL_COOKIE, secret, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: new URL(deps.baseUrl).protocol === 'https:',
+    path: KEYS_PAGE_PATH,
+    maxAge: REVEAL_MAX_AGE_MS,
+  });
+  await redirectWhenSaved(req, res, KEYS_PAGE_PATH);
+}
 
-  /** Problems that belong on the page itself (a bad choice, a suspension), not an error page. */
-  const isPageProblem = (error: unknown): error is Refusal =>
-    error instanceof Refusal && (['invalid', 'forbidden', 'conflict'] as const).some((kind) => kind === error.kind);
+/** Problems that belong on the page itself (a bad choice, a suspension), not an error page. */
+const isPageProblem = (error: unknown): error is Refusal =>
+  error instanceof Refusal && (['invalid', 'forbidden', 'conflict'] as const).some((kind) => kind === error.kind);
 
-  const page: RequestHandler = async (req, res) => {
+/** GET /profile/agents: the account's keys and the agents, and a new key once after it is made. */
+export function keysPage(deps: KeysPageDeps): RequestHandler {
+  return async (req, res) => {
     let reveal: { key: string | null; agentName: string } | null = null;
     const pending = req.session.revealKey;
     if (pending) {
@@ -141,15 +142,18 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       reveal = { key: secret ? unseal(pending.key, secret) : null, agentName: pending.agentName };
     }
     if (cookieValue(req, REVEAL_COOKIE) !== undefined) res.clearCookie(REVEAL_COOKIE, { path: KEYS_PAGE_PATH });
-    await render(res, 200, { reveal, flash: takePageFlash(req.session) });
+    await renderKeys(deps, res, 200, { reveal, flash: takePageFlash(req.session) });
   };
+}
 
-  const issue: RequestHandler = async (req, res) => {
+/** POST /profile/agents/keys: issue a key for the chosen agent. */
+export function keyIssuePost(deps: KeysPageDeps): RequestHandler {
+  return async (req, res) => {
     const account = res.locals.account!;
     const agentId = (req.body as { agentId?: unknown } | undefined)?.agentId;
     const selectedAgentId = typeof agentId === 'string' ? agentId : '';
     if (account.suspended) {
-      await render(res, 403, { error: SUSPENDED_MESSAGE });
+      await renderKeys(deps, res, 403, { error: SUSPENDED_MESSAGE });
       return;
     }
     let issued: IssuedKey;
@@ -157,17 +161,20 @@ export function keyPageHandlers(deps: KeysPageDeps) {
       issued = await issueKey(deps.prisma, { accountId: account.id, agentId: selectedAgentId }, deps.clock.now());
     } catch (error) {
       if (!isPageProblem(error)) throw error;
-      await render(res, statusOf(error.kind), {
+      await renderKeys(deps, res, statusOf(error.kind), {
         error: error.kind === 'invalid' ? 'Choose one of the listed agents.' : (error.init.detail ?? error.init.title),
         ...(error.kind === 'invalid' ? { errorField: 'agentId' } : {}),
         selectedAgentId,
       });
       return;
     }
-    await revealOnNextView(req, res, issued);
+    await revealOnNextView(deps, req, res, issued);
   };
+}
 
-  const revoke: RequestHandler = async (req, res) => {
+/** POST /profile/agents/keys/:id/revoke: revoke one of the account's keys. */
+export function keyRevokePost(deps: KeysPageDeps): RequestHandler {
+  return async (req, res) => {
     const account = res.locals.account!;
     const keyId = String(req.params.id).toLowerCase();
     const before = UUID_PATTERN.test(keyId) ? await findOwnKey(deps.prisma, account.id, keyId) : null;
@@ -181,11 +188,14 @@ export function keyPageHandlers(deps: KeysPageDeps) {
     );
     await redirectWhenSaved(req, res, KEYS_PAGE_PATH);
   };
+}
 
-  const replace: RequestHandler = async (req, res) => {
+/** POST /profile/agents/keys/:id/replace: a new key for the same agent, the old one revoked. */
+export function keyReplacePost(deps: KeysPageDeps): RequestHandler {
+  return async (req, res) => {
     const account = res.locals.account!;
     if (account.suspended) {
-      await render(res, 403, { error: SUSPENDED_MESSAGE });
+      await renderKeys(deps, res, 403, { error: SUSPENDED_MESSAGE });
       return;
     }
     let issued: IssuedKey;
@@ -198,13 +208,11 @@ export function keyPageHandlers(deps: KeysPageDeps) {
         throw notFound('Your account has no such key.', 'Key not found');
       }
       if (!isPageProblem(error)) throw error;
-      await render(res, statusOf(error.kind), { error: error.init.detail ?? error.init.title });
+      await renderKeys(deps, res, statusOf(error.kind), { error: error.init.detail ?? error.init.title });
       return;
     }
     const old = await findOwnKey(deps.prisma, account.id, keyId);
     setPageFlash(req.session, `Key ${old?.displayPrefix ?? ''}… is replaced: it no longer works. Your new key is below.`);
-    await revealOnNextView(req, res, issued);
+    await revealOnNextView(deps, req, res, issued);
   };
-
-  return { page, issue, revoke, replace };
 }
