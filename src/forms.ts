@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { SLUG_PATTERN, textProblem } from './text.js';
 import { EARLIEST_DAY, isCalendarDay } from './dates.js';
+import { invalidInput, type Refusal, validationRefusal } from './errors.js';
 
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
@@ -23,6 +24,37 @@ export function zodFieldErrors(error: z.ZodError): FieldErrors {
 export function parseForm<S extends z.ZodType>(schema: S, values: FormValues): FormResult<z.output<S>> {
   const parsed = schema.safeParse(values);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: zodFieldErrors(parsed.error) };
+}
+
+/**
+ * A form's values as `schema` reads them, or a Refusal naming each wrong field (with its rule):
+ * the page, the edge, validates once and hands the service the typed value.
+ */
+export function formInput<S extends z.ZodType>(schema: S, values: FormValues): z.output<S> {
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) throw validationRefusal(parsed.error, 'body');
+  return parsed.data;
+}
+
+/** A service's refusal of a form's fields (a slug already used): each field with its rule's id and words. */
+export const fieldRefusal = (...errors: Array<{ field: string; rule: string; detail: string }>): Refusal =>
+  invalidInput(
+    errors.map(({ field, rule, detail }) => ({ pointer: `#/${field}`, detail, rule })),
+    'body',
+  );
+
+/**
+ * A refusal as a form shows it: the first message of each top-level field ('form' for the form
+ * as a whole), or null when it names no field (the edge then answers it as any other refusal).
+ */
+export function fieldErrorsOf(refusal: Refusal): FieldErrors | null {
+  if (refusal.kind !== 'invalid' || !refusal.init.errors?.length) return null;
+  const errors: FieldErrors = {};
+  for (const error of refusal.init.errors) {
+    const field = error.pointer?.slice(2).split('/')[0] || error.parameter || 'form';
+    errors[field] ??= error.detail;
+  }
+  return errors;
 }
 
 /** A checkbox: checked when posted as on, true or 1. */
