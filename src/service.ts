@@ -132,32 +132,19 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   if (isClusterWorker()) return startWorker(config, logger);
   if (config.webConcurrency > 1 && cluster.isPrimary) return startPrimary(config, logger);
-  const database = await openPrepared(config, logger);
-  let http: Awaited<ReturnType<typeof startHttp>>;
-  try {
-    http = await startHttp(config, logger, database);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-  const upkeep = startUpkeep(database, logger, config);
-  let stopping: Promise<void> | undefined;
-  return {
-    server: http.server,
-    database,
-    url: `http://localhost:${http.port}`,
-    stop: () =>
-      (stopping ??= (async () => {
-        await upkeep.stop();
-        await http.stop();
-        await database.close();
-      })()),
-  };
+  return serving(config, logger, await openPrepared(config, logger), { upkeep: true });
 }
 
 /** A cluster worker: HTTP only, on the database the primary prepared (its DATABASE_URL). */
 async function startWorker(config: Config, logger: Logger): Promise<RunningService> {
-  const database = await openDatabase(config, { migrate: false, logger, bounded: true });
+  return serving(config, logger, await openDatabase(config, { migrate: false, logger, bounded: true }), { upkeep: false });
+}
+
+/**
+ * HTTP on an open database, and the upkeep where this process does it; stopping ends the upkeep,
+ * then the requests in flight, then the database (once, however often it is asked).
+ */
+async function serving(config: Config, logger: Logger, database: Database, options: { upkeep: boolean }): Promise<RunningService> {
   let http: Awaited<ReturnType<typeof startHttp>>;
   try {
     http = await startHttp(config, logger, database);
@@ -165,6 +152,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
     await database.close();
     throw error;
   }
+  const upkeep = options.upkeep ? startUpkeep(database, logger, config) : null;
   let stopping: Promise<void> | undefined;
   return {
     server: http.server,
@@ -172,6 +160,7 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServi
     url: `http://localhost:${http.port}`,
     stop: () =>
       (stopping ??= (async () => {
+        await upkeep?.stop();
         await http.stop();
         await database.close();
       })()),

@@ -16,7 +16,7 @@ import type {
   TaskKey,
 } from '../generated/prisma/enums.js';
 import { hash32, permute32, rngFor, type Rng } from './prng.js';
-import { TASKS as TASK_KEYS, STAGES } from '../modules/aggregation/constants.js';
+import { TASKS as TASK_KEYS, STAGE_STEP, STAGES } from '../modules/aggregation/constants.js';
 import { deriveOutcome } from '../modules/reports/content.js';
 
 // The spec's keys, from the one place that lists them.
@@ -645,17 +645,6 @@ function contributorCreatedMs(seed: number, nowMs: number, a: number): number {
 // A test run, simulated step by step so that stages, failure reasons, task outcomes and the
 // overall outcome agree with each other and with the merchant's and agent's character.
 
-const STAGE_TASK: Record<Stage, TaskKey> = {
-  ACCESS: 'ACCESS',
-  BROWSE: 'SEARCH',
-  DETAILS: 'DETAILS',
-  CONFIGURE: 'DETAILS',
-  CART: 'CART',
-  CHECKOUT: 'CHECKOUT',
-  SHIPPING: 'CHECKOUT',
-  PAYMENT_APPROVAL: 'CHECKOUT',
-  PURCHASE: 'PURCHASE',
-};
 
 const STAGE_LABEL: Record<Stage, string> = {
   ACCESS: 'first page load',
@@ -857,7 +846,7 @@ function simulate(rng: Rng, merchant: MerchantProfile, agent: AgentSpec, goal: G
     // A completed purchase is the PURCHASE stage; a purchase that did not complete got no
     // further than payment approval.
     stage = step === 'PURCHASE' ? 'PAYMENT_APPROVAL' : step;
-    const task = STAGE_TASK[step];
+    const task: TaskKey = STAGE_STEP[step];
     lastTask = task;
     if (step === 'CHECKOUT' && (merchant.loginRequired || (!forced && rng.chance(0.08)))) {
       lastTask = 'LOGIN';

@@ -83,6 +83,19 @@ export type ScoreBand = (typeof SCORE_BANDS)[number];
 export const FUNNEL_TASKS = ['ACCESS', 'SEARCH', 'DETAILS', 'CART', 'CHECKOUT', 'PURCHASE'] as const satisfies readonly TaskKey[];
 export type FunnelTaskKey = (typeof FUNNEL_TASKS)[number];
 
+/** The ladder step a furthest stage reached (PAYMENT_APPROVAL is still checkout; PURCHASE is the purchase). */
+export const STAGE_STEP: Readonly<Record<StageKey, FunnelTaskKey>> = {
+  ACCESS: 'ACCESS',
+  BROWSE: 'SEARCH',
+  DETAILS: 'DETAILS',
+  CONFIGURE: 'DETAILS',
+  CART: 'CART',
+  CHECKOUT: 'CHECKOUT',
+  SHIPPING: 'CHECKOUT',
+  PAYMENT_APPROVAL: 'CHECKOUT',
+  PURCHASE: 'PURCHASE',
+};
+
 /** The band an agent earns once every funnel task up to this one is supported. */
 export const BAND_OF_TASK: Readonly<Record<FunnelTaskKey, Exclude<ScoreBand, 'none'>>> = {
   ACCESS: 'access',

@@ -28,6 +28,7 @@ import {
   FUNNEL_TASKS,
   MS_PER_DAY,
   RECENT_DAYS,
+  STAGE_STEP,
   STAGES,
   type CapabilityStatus,
   type Confidence,
@@ -164,19 +165,6 @@ export interface VerdictInput {
   selfReported?: SelfReportedFacts;
   regression?: RegressionFacts | null;
 }
-
-/** The ladder step a furthest stage reached (PAYMENT_APPROVAL is still checkout; PURCHASE is the purchase). */
-const STAGE_STEP: Readonly<Record<StageKey, FunnelTaskKey>> = {
-  ACCESS: 'ACCESS',
-  BROWSE: 'SEARCH',
-  DETAILS: 'DETAILS',
-  CONFIGURE: 'DETAILS',
-  CART: 'CART',
-  CHECKOUT: 'CHECKOUT',
-  SHIPPING: 'CHECKOUT',
-  PAYMENT_APPROVAL: 'CHECKOUT',
-  PURCHASE: 'PURCHASE',
-};
 
 const isStage = (value: unknown): value is StageKey => (STAGES as readonly unknown[]).includes(value);
 const hasVerdict = (status: CapabilityStatus) => status !== 'unknown' && status !== 'untested';
