@@ -53,6 +53,16 @@ function postgresProcesses(dataDir: string): number[] {
   return all;
 }
 
+/** Sends `name` to a process; false when it has already ended. */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('the database fails under load', { timeout: 120_000 }, () => {
   const root = mkdtempSync(path.join(tmpdir(), 'acd-faults-'));
   chmodSync(root, 0o755);
@@ -89,6 +99,9 @@ describe('the database fails under load', { timeout: 120_000 }, () => {
     const config = testConfig({ DATABASE_TIMEOUT_MS: String(STATEMENT_MS) });
     const app = createApp({ config, logger: createLogger(process.env.FAULTS_LOG ?? 'silent'), prisma, pool, clock: fixedClock(now), versions });
     server = http.createServer(app);
+    // The clients close an idle connection first: a server that closed it as a busy client sent
+    // on it would reset that request (ECONNRESET, a client-side race, not the fault under test).
+    server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -223,25 +236,20 @@ describe('the database fails under load', { timeout: 120_000 }, () => {
   });
 
   it('answers 503 within its time bounds while PostgreSQL hangs, and recovers when it goes on', async () => {
-    const stopped = postgresProcesses(dataDir);
+    let stopped: number[] = [];
     const hang = (async () => {
       await new Promise((r) => setTimeout(r, 500));
-      for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+      // Listed when they are stopped: a backend may end between a listing and its signal.
+      stopped = postgresProcesses(dataDir).filter((pid) => signal(pid, 'SIGSTOP'));
       await new Promise((r) => setTimeout(r, 5_000));
-      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+      for (const pid of stopped) signal(pid, 'SIGCONT');
       await new Promise((r) => setTimeout(r, 3_000));
     })();
     let outcomes: Outcome[];
     try {
       outcomes = await traffic(6, hang);
     } finally {
-      for (const pid of stopped) {
-        try {
-          process.kill(pid, 'SIGCONT');
-        } catch {
-          // gone
-        }
-      }
+      for (const pid of stopped) signal(pid, 'SIGCONT');
     }
     expectOnlyOutages(outcomes);
     const unavailable = outcomes.filter((o) => o.status === 503);

@@ -52,5 +52,7 @@ describe('the public limiter under a million distinct addresses', () => {
     // The addresses it forgot were counted by PostgreSQL (as many as it could keep up with:
     // a flood this fast outruns it, and what is lost is one hit per address).
     expect(m.storedCounters).toBeGreaterThan(DEFAULT_MAX_KEYS);
-  }, 120_000);
+    // A million requests through the limiter take 30-60 s alone and several times that on a
+    // machine busy with other suites: the bound only catches a hang, it measures no speed.
+  }, 400_000);
 });
