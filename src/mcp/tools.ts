@@ -330,8 +330,6 @@ function keyOf(services: ToolServices, caller: Caller): AgentKeyContext {
 }
 
 const scopeOf = (key: AgentKeyContext): KeyScope => ({ accountId: key.accountId, agentId: key.agentId });
-const withoutLink = <T extends { methodology?: unknown; disclaimer?: unknown }>({ methodology: _m, disclaimer: _d, ...rest }: T) => rest;
-
 /**
  * What remains of every limit the call counted against: the request's own limits (public,
  * private per address and per account), then the account's changed-submissions quota, as this
@@ -386,7 +384,7 @@ const whoamiTool = privateTool({
   async run(services, caller, key, args) {
     queryArgs(noArgs, args);
     const me = await whoami(services.automation, { ...scopeOf(key), keyId: key.keyId }, caller.counted);
-    return { data: withoutLink(me), ...notice(services) };
+    return { data: me, ...notice(services) };
   },
 });
 
@@ -465,7 +463,7 @@ const getMyReport = privateTool({
   annotations: READ,
   async run(services, _caller, key, args) {
     const { id } = queryArgs(reportId, args);
-    return { data: withoutLink(await ownReportById(services.automation, scopeOf(key), id)), ...notice(services) };
+    return { data: await ownReportById(services.automation, scopeOf(key), id), ...notice(services) };
   },
 });
 

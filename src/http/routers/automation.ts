@@ -35,8 +35,6 @@ const privateResponse: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** A report's version, as its ETag and If-Match name it: the quoted updatedAt. */
-
 export function automationRouter(deps: AutomationRouterDeps): Router {
   const router = Router();
   router.use(privateResponse, refuseKeyInQuery, ...deps.privateGate);
@@ -47,14 +45,14 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
 
   router.get('/me', async (_req, res) => {
     const key = res.locals.agentKey!;
-    res.json(await whoami(deps, { ...scope(res), keyId: key.keyId }, res.locals.rateLimits ?? []));
+    res.json({ ...(await whoami(deps, { ...scope(res), keyId: key.keyId }, res.locals.rateLimits ?? [])), ...notice(deps) });
   });
 
   // A page of a cursor-paged list, with the link to the next one.
   const sendPage = (req: Request, res: Response, page: { nextCursor: string | null }) => {
     const next = cursorLink(deps.baseUrl, req, page.nextCursor);
     if (next) res.set('Link', next);
-    res.json(page);
+    res.json({ ...page, ...notice(deps) });
   };
 
   router.get('/queue', validateQuery(queueQuery), async (req, res) => {
@@ -68,7 +66,7 @@ export function automationRouter(deps: AutomationRouterDeps): Router {
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
     const report = await ownReportById(deps, scope(res), req.params.id);
     // The version to send back as If-Match.
-    res.set('ETag', versionTag(report.updatedAt)).json(report);
+    res.set('ETag', versionTag(report.updatedAt)).json({ ...report, ...notice(deps) });
   });
 
   router.put('/reports/:id', requireJson, parseJson, validateBody(reportReplacement), async (req: Request<{ id: string }>, res) => {

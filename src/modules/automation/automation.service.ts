@@ -2,7 +2,7 @@
 // and conditional replacement of a report (If-Match on updatedAt).
 import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound, Refusal, type LimitUsage } from '../../errors.js';
-import { categoryInfoOf, merchantApiUrl, merchantPageUrl, notice, ownReportApiUrl, type Links } from '../directory/notice.js';
+import { categoryInfoOf, merchantApiUrl, merchantPageUrl, ownReportApiUrl, type Links } from '../directory/notice.js';
 import { findActiveAgentById, findOwnKey } from '../keys/keys.repository.js';
 import type { Quota } from '../limits/quota.js';
 import { submissionOf, type ReportReplacement } from '../reports/submission.schema.js';
@@ -60,7 +60,6 @@ export async function whoami(
     account: { handle: null },
     key: { id: row.id, prefix: row.displayPrefix, createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString() },
     limits: [...counted, submissions].map(limit),
-    ...notice(deps),
   };
 }
 
@@ -101,7 +100,6 @@ export async function queue(deps: AutomationDeps, scope: KeyScope, query: QueueQ
     nextCursor: rows.length > query.limit && last ? deps.queueCursors.encode(last.id, filters) : null,
     total,
     remaining,
-    ...notice(deps),
   };
 }
 
@@ -148,14 +146,13 @@ export async function ownReports(deps: AutomationDeps, scope: KeyScope, query: O
   return {
     items: page.map((r) => ownReportView(deps, r)),
     nextCursor: rows.length > query.limit && last ? deps.reportCursors.encode(last.id, filters) : null,
-    ...notice(deps),
   };
 }
 
 export async function ownReportById(deps: AutomationDeps, scope: KeyScope, id: string) {
   const report = UUID_PATTERN.test(id) ? await ownReport(deps.prisma, { ...scope, id: id.toLowerCase() }) : null;
   if (!report) throw notFound('This account has no report with this id for this agent.');
-  return { ...ownReportView(deps, report), ...notice(deps) };
+  return ownReportView(deps, report);
 }
 
 /** PUT /automation/reports/:id: a complete replacement, only at the named version (the rules: reports/replacement.service.ts). */
