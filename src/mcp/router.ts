@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import type { AutomationDeps } from '../modules/automation/automation.service.js';
 import type { SubmissionDeps } from '../modules/reports/submissions.service.js';
 import { MCP_MAX_BODY_BYTES, mcpHandler } from './server.js';
-import type { ToolServices } from './tools.js';
+import type { ToolServices } from './tool-kit.js';
 import { hasBearer } from '../web/middleware/bearer.js';
 import { apiNotFound, problemErrorHandler } from '../web/middleware/errors.js';
 import { refuseKeyInQuery } from '../web/middleware/key-in-query.js';

@@ -18,7 +18,9 @@ import { appendRateLimitHeaders, problemBody } from '../web/problem.js';
 import type { Logger } from '../logger.js';
 import { mcpProblem } from './errors.js';
 import { PROMPTS, promptResult } from './prompts.js';
-import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf, TOOLS, type Caller, type ToolServices } from './tools.js';
+import { CONTRIBUTION_SCHEMA_RESOURCE, contributionSchemaOf } from './public-tools.js';
+import type { Caller, ToolServices } from './tool-kit.js';
+import { TOOLS } from './tools.js';
 
 const MCP_SERVER_NAME = 'agent-compatibility-directory';
 const MCP_SERVER_VERSION: string = packageJson.version;

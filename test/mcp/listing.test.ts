@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { definitionTexts } from '../../src/modules/reports/definitions.js';
 import { jsonSchemaOf } from '../../src/mcp/schemas.js';
 import { directoryMcpServer } from '../../src/mcp/server.js';
-import type { ToolServices } from '../../src/mcp/tools.js';
+import type { ToolServices } from '../../src/mcp/tool-kit.js';
 import { TEST_BASE_URL } from '../setup/app.js';
 import { lintTool } from './schema-portability.js';
 import { repeatedSentences } from '../setup/sentences.js';
