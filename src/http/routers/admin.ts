@@ -6,7 +6,7 @@ import { Router } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { accountAdminHandlers } from '../../modules/accounts/accounts-admin.pages.js';
-import { auditHandlers } from '../../modules/audit/audit.pages.js';
+import { auditLog } from '../../modules/audit/audit.pages.js';
 import { claimRevoke, claimShow, claimsList, correctionDecision, ownersQueue, replyDecision } from '../../modules/claims/claims-admin.pages.js';
 import { catalogAdminHandlers } from '../../modules/catalog/catalog-admin.pages.js';
 import { merchantAdminHandlers } from '../../modules/merchants/merchant-admin.pages.js';
@@ -25,7 +25,6 @@ export function adminRouter(deps: AdminDeps): Router {
   const merchants = merchantAdminHandlers(deps);
   const catalog = catalogAdminHandlers(deps);
   const accounts = accountAdminHandlers(deps);
-  const audit = auditHandlers(deps);
 
   router.use(requireModerator);
 
@@ -85,7 +84,7 @@ export function adminRouter(deps: AdminDeps): Router {
   router.get('/accounts/:id', accounts.show);
   router.post('/accounts/:id/suspend', accounts.suspend);
   router.post('/accounts/:id/unsuspend', accounts.unsuspend);
-  router.get('/audit', audit.log);
+  router.get('/audit', auditLog(deps));
 
   return router;
 }
