@@ -6,11 +6,13 @@ import { Router } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import { accountAdminHandlers } from '../../modules/accounts/accounts-admin.pages.js';
-import { auditHandlers } from '../../modules/audit/audit.pages.js';
+import { auditLog } from '../../modules/audit/audit.pages.js';
 import { claimRevoke, claimShow, claimsList, correctionDecision, ownersQueue, replyDecision } from '../../modules/claims/claims-admin.pages.js';
 import { catalogAdminHandlers } from '../../modules/catalog/catalog-admin.pages.js';
 import { merchantAdminHandlers } from '../../modules/merchants/merchant-admin.pages.js';
-import { moderationHandlers } from '../../modules/moderation/moderation.pages.js';
+import { evidenceScreenshot, moderationOverview } from '../../modules/moderation/moderation.pages.js';
+import { reportQueue, reportsBulkApprove, reportsBulkReject } from '../../modules/moderation/report-queue.pages.js';
+import { reportApprove, reportNotes, reportReject, reportShow, reportWithdraw } from '../../modules/moderation/report-review.pages.js';
 import { requireModerator } from '../../web/admin-pages.js';
 
 export interface AdminDeps {
@@ -21,25 +23,23 @@ export interface AdminDeps {
 
 export function adminRouter(deps: AdminDeps): Router {
   const router = Router();
-  const moderation = moderationHandlers(deps);
   const merchants = merchantAdminHandlers(deps);
   const catalog = catalogAdminHandlers(deps);
   const accounts = accountAdminHandlers(deps);
-  const audit = auditHandlers(deps);
 
   router.use(requireModerator);
 
   // Moderation: the overview, the queue, one report and its decisions, its screenshots.
-  router.get('/', moderation.overview);
-  router.get('/reports', moderation.queue);
-  router.post('/reports/bulk-approve', moderation.bulkApprove);
-  router.post('/reports/bulk-reject', moderation.bulkReject);
-  router.get('/reports/:id', moderation.report);
-  router.post('/reports/:id/approve', moderation.approve);
-  router.post('/reports/:id/reject', moderation.reject);
-  router.post('/reports/:id/withdraw', moderation.withdraw);
-  router.post('/reports/:id/notes', moderation.notes);
-  router.get('/evidence/:id', moderation.screenshot);
+  router.get('/', moderationOverview(deps));
+  router.get('/reports', reportQueue(deps));
+  router.post('/reports/bulk-approve', reportsBulkApprove(deps));
+  router.post('/reports/bulk-reject', reportsBulkReject(deps));
+  router.get('/reports/:id', reportShow(deps));
+  router.post('/reports/:id/approve', reportApprove(deps));
+  router.post('/reports/:id/reject', reportReject(deps));
+  router.post('/reports/:id/withdraw', reportWithdraw(deps));
+  router.post('/reports/:id/notes', reportNotes(deps));
+  router.get('/evidence/:id', evidenceScreenshot(deps));
 
   // Merchants, their sponsorship and their owner statement.
   router.get('/merchants', merchants.list);
@@ -85,7 +85,7 @@ export function adminRouter(deps: AdminDeps): Router {
   router.get('/accounts/:id', accounts.show);
   router.post('/accounts/:id/suspend', accounts.suspend);
   router.post('/accounts/:id/unsuspend', accounts.unsuspend);
-  router.get('/audit', audit.log);
+  router.get('/audit', auditLog(deps));
 
   return router;
 }

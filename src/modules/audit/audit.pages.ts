@@ -24,36 +24,35 @@ export function auditTargetUrl(targetType: string, targetId: string): string | n
   return section ? `/admin/${section}/${targetId}` : null;
 }
 
-export function auditHandlers(deps: { prisma: PrismaClient }) {
-  return {
-    log: (async (req, res) => {
-      const targetTypes: readonly string[] = AUDIT_TARGET_TYPES;
-      const targetType = typeof req.query.targetType === 'string' && targetTypes.includes(req.query.targetType) ? req.query.targetType : '';
-      const action = typeof req.query.action === 'string' ? req.query.action.trim().slice(0, 100) : '';
-      const page = typeof req.query.page === 'string' && /^\d{1,5}$/.test(req.query.page) ? Math.max(1, Number(req.query.page)) : 1;
-      const { total, entries, actions } = await auditPage(deps.prisma, { targetType, action }, (page - 1) * AUDIT_PAGE_SIZE, AUDIT_PAGE_SIZE);
-      const pageUrl = (p: number) => {
-        const params = new URLSearchParams();
-        if (targetType) params.set('targetType', targetType);
-        if (action) params.set('action', action);
-        if (p > 1) params.set('page', String(p));
-        const qs = params.toString();
-        return `/admin/audit${qs ? `?${qs}` : ''}`;
-      };
-      renderAdmin(req, res, 'audit', {
-        title: 'Audit log',
-        section: 'audit',
-        entries,
-        total,
-        page,
-        pages: Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE)),
-        pageUrl,
-        targetTypes,
-        targetType,
-        action,
-        actions,
-        auditTargetUrl,
-      });
-    }) as RequestHandler,
+/** GET /admin/audit: a page of the audit log (?targetType=, ?action=, ?page=). */
+export function auditLog(deps: { prisma: PrismaClient }): RequestHandler {
+  return async (req, res) => {
+    const targetTypes: readonly string[] = AUDIT_TARGET_TYPES;
+    const targetType = typeof req.query.targetType === 'string' && targetTypes.includes(req.query.targetType) ? req.query.targetType : '';
+    const action = typeof req.query.action === 'string' ? req.query.action.trim().slice(0, 100) : '';
+    const page = typeof req.query.page === 'string' && /^\d{1,5}$/.test(req.query.page) ? Math.max(1, Number(req.query.page)) : 1;
+    const { total, entries, actions } = await auditPage(deps.prisma, { targetType, action }, (page - 1) * AUDIT_PAGE_SIZE, AUDIT_PAGE_SIZE);
+    const pageUrl = (p: number) => {
+      const params = new URLSearchParams();
+      if (targetType) params.set('targetType', targetType);
+      if (action) params.set('action', action);
+      if (p > 1) params.set('page', String(p));
+      const qs = params.toString();
+      return `/admin/audit${qs ? `?${qs}` : ''}`;
+    };
+    renderAdmin(req, res, 'audit', {
+      title: 'Audit log',
+      section: 'audit',
+      entries,
+      total,
+      page,
+      pages: Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE)),
+      pageUrl,
+      targetTypes,
+      targetType,
+      action,
+      actions,
+      auditTargetUrl,
+    });
   };
 }
