@@ -9,7 +9,8 @@
 import { loadConfig, ConfigError } from '../config/env.js';
 import { startEmbeddedDatabase, startEphemeralDatabase } from '../db/embedded.js';
 import { ensureDatabaseExists, EMBEDDED_DATABASE_NAME } from '../db/client.js';
-import { applyMigrations, createMigration, migrationStatus, MigrationError } from '../db/migrations.js';
+import { applyMigrations, MigrationError } from '../db/migrations.js';
+import { createMigration, migrationStatus } from '../db/schema-engine.js';
 import path from 'node:path';
 
 const USAGE = `usage: npm run migrate:create -- <intent> | npm run migrate:deploy | npm run migrate:status`;

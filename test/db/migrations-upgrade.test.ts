@@ -6,14 +6,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import {
-  applyMigrations,
-  applyMigrationsWithEngine,
-  migrationChecksum,
-  migrationStatus,
-  migrationsDir,
-  pendingMigrations,
-} from '../../src/db/migrations.js';
+import { applyMigrations, migrationChecksum, migrationsDir, pendingMigrations } from '../../src/db/migrations.js';
+import { applyMigrationsWithEngine, migrationStatus } from '../../src/db/schema-engine.js';
 import { adminQuery, databaseUrl, uniqueDatabaseName } from '../setup/database.js';
 
 const committed = readdirSync(migrationsDir, { withFileTypes: true })

@@ -3,15 +3,8 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import {
-  applyMigrations,
-  diffMigrationsToSchema,
-  MigrationError,
-  migrationStatus,
-  MIGRATION_LOCK_KEY,
-  migrationsDir,
-  pendingMigrations,
-} from '../../src/db/migrations.js';
+import { applyMigrations, MigrationError, MIGRATION_LOCK_KEY, migrationsDir, pendingMigrations } from '../../src/db/migrations.js';
+import { diffMigrationsToSchema, migrationStatus } from '../../src/db/schema-engine.js';
 import { adminDatabaseUrl, adminQuery, databaseUrl, uniqueDatabaseName } from '../setup/database.js';
 
 const committed = readdirSync(migrationsDir, { withFileTypes: true })
