@@ -1,5 +1,7 @@
 // Forms posted by moderators and people: the values as they were typed, and what is wrong with
-// them, field by field. Services validate a form and answer a FormResult; the pages show it.
+// them, field by field. The page (the edge) validates a form once (formInput) and hands the
+// service the typed value; a service refuses fields with a Refusal (fieldRefusal), and the page
+// shows any such refusal beside the form (fieldErrorsOf).
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { SLUG_PATTERN, textProblem } from './text.js';
@@ -8,7 +10,6 @@ import { invalidInput, type Refusal, validationRefusal } from './errors.js';
 
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
-export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FieldErrors };
 
 /** The first message for each top-level field of a zod failure. */
 export function zodFieldErrors(error: z.ZodError): FieldErrors {
@@ -18,12 +19,6 @@ export function zodFieldErrors(error: z.ZodError): FieldErrors {
     errors[field] ??= issue.message;
   }
   return errors;
-}
-
-/** Parses a form with `schema`; the result the pages show. */
-export function parseForm<S extends z.ZodType>(schema: S, values: FormValues): FormResult<z.output<S>> {
-  const parsed = schema.safeParse(values);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: zodFieldErrors(parsed.error) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { registerDecisionNotices } from '../modules/moderation/decision-notices.
 import type { PrismaClient } from '../db/client.js';
 import { openDatabase } from '../db/database.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
-import { grantModerator, revokeModerator, suspendAccount, unsuspendAccount } from '../modules/accounts/accounts.service.js';
+import { grantModerator, revokeModerator, suspendAccount, suspendForm, unsuspendAccount } from '../modules/accounts/accounts.service.js';
 import { emailSchema } from '../modules/accounts/sign-in.service.js';
 import { TASKS } from '../modules/aggregation/constants.js';
 import { findActiveAgent } from '../modules/catalog/catalog.repository.js';
@@ -29,6 +29,7 @@ import {
 } from '../modules/moderation/moderation.service.js';
 import type { ReportDetail } from '../modules/moderation/queue.repository.js';
 import { Refusal } from '../errors.js';
+import { fieldErrorsOf, formInput } from '../forms.js';
 
 export interface AdminDeps {
   prisma: PrismaClient;
@@ -68,6 +69,17 @@ const text = (values: Values, name: string): string | undefined => {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
 };
+
+/** A suspension's --reason as the suspension form reads it; a reason it refuses is a usage error, in its words. */
+function suspendInput(reason: string) {
+  try {
+    return formInput(suspendForm, { reason });
+  } catch (error) {
+    const errors = error instanceof Refusal ? fieldErrorsOf(error) : null;
+    if (!errors) throw error;
+    throw new AdminUsageError(`suspend needs --reason: ${Object.values(errors).join('; ').toLowerCase()}`);
+  }
+}
 
 /**
  * The revision a decision names (--revision, as `show` prints it): the operator decides on
@@ -150,9 +162,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'suspend an account: its contributions and agent keys are refused (403)',
     details: ['--reason TEXT   required: why (kept with the account and in the audit log; private)'],
     async run({ prisma, out, now }, [address], values) {
-      const result = await suspendAccount(prisma, 'operator', { email: email(address!) }, { reason: text(values, 'reason') ?? '' }, now());
-      if (!result.ok) throw new AdminUsageError(`suspend needs --reason: ${Object.values(result.errors).join('; ').toLowerCase()}`);
-      const { account, changed } = result.value;
+      const { account, changed } = await suspendAccount(prisma, 'operator', { email: email(address!) }, suspendInput(text(values, 'reason') ?? ''), now());
       const reason = ` (reason: ${account.suspendedReason})`;
       out(changed ? `suspended ${account.email}${reason}` : `${account.email} is already suspended${reason} (no change)`);
     },

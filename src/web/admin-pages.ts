@@ -2,8 +2,8 @@
 // (Post/Redirect/Get), rendering with the admin view helpers, and reading posted forms.
 import type { Request, RequestHandler, Response } from 'express';
 import { formatDate, formatTime, isoDay } from '../dates.js';
-import { notFound } from '../errors.js';
-import type { FieldErrors, FormResult, FormValues } from '../forms.js';
+import { notFound, Refusal } from '../errors.js';
+import { fieldErrorsOf, type FieldErrors, type FormValues } from '../forms.js';
 import { FAILURE_REASON_LABELS, OUTCOME_LABELS, OUTCOMES, STAGE_LABELS, TASK_LABELS, TASKS } from '../modules/aggregation/constants.js';
 import { authorHandle } from '../modules/moderation/author-handle.js';
 import { UUID_PATTERN } from '../text.js';
@@ -146,25 +146,30 @@ export interface PostedForm {
 }
 
 /**
- * A form post's handler (Post/Redirect/Get): `save` runs the service with the values typed; on
- * success a message and a redirect to `saved`'s address, otherwise the form again through
- * `again`, with its errors and the values typed, as a 400. `idOf` names what the route's :id
- * is (for its 404 page), when it has one.
+ * A form post's handler (Post/Redirect/Get): `save` validates the values typed (formInput) and
+ * runs the service; on success a message and a redirect to `saved`'s address. A Refusal that
+ * names the form's fields brings the form again through `again`, with its errors and the
+ * values typed, as a 400; any other error goes on to the error page. `idOf` names what the
+ * route's :id is (for its 404 page), when it has one.
  */
 export function formPost<T>(handle: {
   idOf?: string;
-  save: (form: PostedForm) => Promise<FormResult<T>>;
+  save: (form: PostedForm) => Promise<T>;
   saved: (value: T, form: PostedForm) => { to: string; message: string };
   again: (errors: FieldErrors, form: PostedForm) => Promise<void>;
 }): RequestHandler {
   return async (req, res) => {
     const form: PostedForm = { req, res, values: formValues(req.body), id: handle.idOf ? idParam(req, handle.idOf) : '' };
-    const result = await handle.save(form);
-    if (!result.ok) {
-      await handle.again(result.errors, form);
+    let value: T;
+    try {
+      value = await handle.save(form);
+    } catch (error) {
+      const errors = error instanceof Refusal ? fieldErrorsOf(error) : null;
+      if (!errors) throw error;
+      await handle.again(errors, form);
       return;
     }
-    const { to, message } = handle.saved(result.value, form);
+    const { to, message } = handle.saved(value, form);
     setFlash(req, 'ok', message);
     res.redirect(303, to);
   };

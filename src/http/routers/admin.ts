@@ -5,11 +5,11 @@
 import { Router } from 'express';
 import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
-import { accountAdminHandlers } from '../../modules/accounts/accounts-admin.pages.js';
+import { accountShow, accountsSearch, accountSuspend, accountUnsuspend } from '../../modules/accounts/accounts-admin.pages.js';
 import { auditLog } from '../../modules/audit/audit.pages.js';
 import { claimRevoke, claimShow, claimsList, correctionDecision, ownersQueue, replyDecision } from '../../modules/claims/claims-admin.pages.js';
-import { catalogAdminHandlers } from '../../modules/catalog/catalog-admin.pages.js';
-import { merchantAdminHandlers } from '../../modules/merchants/merchant-admin.pages.js';
+import { agentActivation, agentCreate, agentShow, agentsList, agentUpdate, categoriesList, categoryCreate, categoryShow, categoryUpdate, legacyNameAdd, legacyNameRemove } from '../../modules/catalog/catalog-admin.pages.js';
+import { merchantCreate, merchantList, merchantNew, merchantShow, merchantUpdate, ownerStatementRemove, ownerStatementSave, ownerStatementShow, sponsorshipRemove, sponsorshipSave, sponsorshipShow } from '../../modules/merchants/merchant-admin.pages.js';
 import { evidenceScreenshot, moderationOverview } from '../../modules/moderation/moderation.pages.js';
 import { reportQueue, reportsBulkApprove, reportsBulkReject } from '../../modules/moderation/report-queue.pages.js';
 import { reportApprove, reportNotes, reportReject, reportShow, reportWithdraw } from '../../modules/moderation/report-review.pages.js';
@@ -23,9 +23,6 @@ export interface AdminDeps {
 
 export function adminRouter(deps: AdminDeps): Router {
   const router = Router();
-  const merchants = merchantAdminHandlers(deps);
-  const catalog = catalogAdminHandlers(deps);
-  const accounts = accountAdminHandlers(deps);
 
   router.use(requireModerator);
 
@@ -42,31 +39,31 @@ export function adminRouter(deps: AdminDeps): Router {
   router.get('/evidence/:id', evidenceScreenshot(deps));
 
   // Merchants, their sponsorship and their owner statement.
-  router.get('/merchants', merchants.list);
-  router.get('/merchants/new', merchants.newForm);
-  router.post('/merchants', merchants.create);
-  router.get('/merchants/:id', merchants.show);
-  router.post('/merchants/:id', merchants.update);
-  router.get('/merchants/:id/sponsorship', merchants.sponsorship);
-  router.post('/merchants/:id/sponsorship', merchants.saveSponsorship);
-  router.post('/merchants/:id/sponsorship/remove', merchants.removeSponsorship);
-  router.get('/merchants/:id/owner-statement', merchants.ownerStatement);
-  router.post('/merchants/:id/owner-statement', merchants.saveOwnerStatement);
-  router.post('/merchants/:id/owner-statement/remove', merchants.removeOwnerStatement);
+  router.get('/merchants', merchantList(deps));
+  router.get('/merchants/new', merchantNew(deps));
+  router.post('/merchants', merchantCreate(deps));
+  router.get('/merchants/:id', merchantShow(deps));
+  router.post('/merchants/:id', merchantUpdate(deps));
+  router.get('/merchants/:id/sponsorship', sponsorshipShow(deps));
+  router.post('/merchants/:id/sponsorship', sponsorshipSave(deps));
+  router.post('/merchants/:id/sponsorship/remove', sponsorshipRemove(deps));
+  router.get('/merchants/:id/owner-statement', ownerStatementShow(deps));
+  router.post('/merchants/:id/owner-statement', ownerStatementSave(deps));
+  router.post('/merchants/:id/owner-statement/remove', ownerStatementRemove(deps));
 
   // Categories (with legacy names) and agents.
-  router.get('/categories', catalog.categories);
-  router.post('/categories', catalog.createCategory);
-  router.get('/categories/:id', catalog.category);
-  router.post('/categories/:id', catalog.updateCategory);
-  router.post('/categories/:id/legacy-names', catalog.addLegacyName);
-  router.post('/categories/:id/legacy-names/:legacyId/remove', catalog.removeLegacyName);
-  router.get('/agents', catalog.agents);
-  router.post('/agents', catalog.createAgent);
-  router.get('/agents/:id', catalog.agent);
-  router.post('/agents/:id', catalog.updateAgent);
-  router.post('/agents/:id/activate', catalog.activateAgent);
-  router.post('/agents/:id/deactivate', catalog.deactivateAgent);
+  router.get('/categories', categoriesList(deps));
+  router.post('/categories', categoryCreate(deps));
+  router.get('/categories/:id', categoryShow(deps));
+  router.post('/categories/:id', categoryUpdate(deps));
+  router.post('/categories/:id/legacy-names', legacyNameAdd(deps));
+  router.post('/categories/:id/legacy-names/:legacyId/remove', legacyNameRemove(deps));
+  router.get('/agents', agentsList(deps));
+  router.post('/agents', agentCreate(deps));
+  router.get('/agents/:id', agentShow(deps));
+  router.post('/agents/:id', agentUpdate(deps));
+  router.post('/agents/:id/activate', agentActivation(deps, true));
+  router.post('/agents/:id/deactivate', agentActivation(deps, false));
 
   // Owners: claims (revoke, reinstate), their replies and corrections.
   router.get('/owners', ownersQueue(deps));
@@ -81,10 +78,10 @@ export function adminRouter(deps: AdminDeps): Router {
   router.get(['/replies', '/corrections'], (_req, res) => res.redirect(302, '/admin/owners'));
 
   // Accounts and the audit log.
-  router.get('/accounts', accounts.search);
-  router.get('/accounts/:id', accounts.show);
-  router.post('/accounts/:id/suspend', accounts.suspend);
-  router.post('/accounts/:id/unsuspend', accounts.unsuspend);
+  router.get('/accounts', accountsSearch(deps));
+  router.get('/accounts/:id', accountShow(deps));
+  router.post('/accounts/:id/suspend', accountSuspend(deps));
+  router.post('/accounts/:id/unsuspend', accountUnsuspend(deps));
   router.get('/audit', auditLog(deps));
 
   return router;

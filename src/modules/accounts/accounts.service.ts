@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { PrismaClient, Tx } from '../../db/client.js';
 import { notFound, Refusal } from '../../errors.js';
-import { checkbox, nameField, parseForm, type FormResult, type FormValues } from '../../forms.js';
+import { checkbox, fieldRefusal, nameField, type FormValues } from '../../forms.js';
 import type { AccountRole } from '../../generated/prisma/enums.js';
 import { insertAuditEntry } from '../audit/audit.repository.js';
 import { findAccountByEmail, findAccountById, updateAccount, type AccountRow } from './accounts.repository.js';
@@ -75,7 +75,8 @@ export const revokeModerator = (prisma: PrismaClient, ref: AccountRef, now: Date
     now,
   );
 
-const suspendForm = z.object({
+/** The suspension form: why (private, required). */
+export const suspendForm = z.object({
   reason: nameField(500, 'Give the reason for the suspension', { multiline: true }),
 });
 
@@ -88,19 +89,16 @@ export async function suspendAccount(
   prisma: PrismaClient,
   actor: AccountActor,
   ref: AccountRef,
-  values: FormValues,
+  { reason }: z.output<typeof suspendForm>,
   now: Date,
-): Promise<FormResult<AccountChange>> {
-  const parsed = parseForm(suspendForm, values);
-  if (!parsed.ok) return parsed;
-  const { reason } = parsed.value;
+): Promise<AccountChange> {
   return prisma.$transaction(async (tx) => {
     const before = await requireAccount(tx, ref);
     if (actor !== 'operator') {
-      if (before.id === actor.id) return { ok: false as const, errors: { reason: 'You cannot suspend your own account' } };
-      if (before.role === 'ADMIN' && actor.role !== 'ADMIN') return { ok: false as const, errors: { reason: 'Only an admin can suspend an admin' } };
+      if (before.id === actor.id) throw fieldRefusal({ field: 'reason', rule: 'ownAccount', detail: 'You cannot suspend your own account' });
+      if (before.role === 'ADMIN' && actor.role !== 'ADMIN') throw fieldRefusal({ field: 'reason', rule: 'adminOnly', detail: 'Only an admin can suspend an admin' });
     }
-    if (before.suspended && before.suspendedReason === reason) return { ok: true as const, value: { account: before, changed: false } };
+    if (before.suspended && before.suspendedReason === reason) return { account: before, changed: false };
     const account = await updateAccount(tx, before.id, {
       suspended: true,
       suspendedReason: reason,
@@ -115,7 +113,7 @@ export async function suspendAccount(
       details: { previousReason: before.suspendedReason },
       now,
     });
-    return { ok: true as const, value: { account, changed: true } };
+    return { account, changed: true };
   });
 }
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
-import { nameField, optionalText, parseForm, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { fieldRefusal, nameField, optionalText } from '../../forms.js';
 import { evidenceChanged } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import { SLUG_PATTERN } from '../../text.js';
@@ -27,7 +27,8 @@ const agentFields = {
     })
     .transform((w) => w || null),
 };
-const newAgentForm = z.object({
+/** The form adding an agent: its slug and its fields. */
+export const newAgentForm = z.object({
   slug: z
     .string()
     .trim()
@@ -37,46 +38,42 @@ const newAgentForm = z.object({
     .regex(SLUG_PATTERN, 'Use lowercase letters, digits and single hyphens, such as "shop-agent"'),
   ...agentFields,
 });
-const agentForm = z.object(agentFields);
+/** The form editing an agent: its fields (the slug stays). */
+export const agentForm = z.object(agentFields);
 
 const agentNotFound = () => notFound('There is no agent at this address.', 'Agent not found');
+const nameTaken = (name: string) => ({ field: 'name', rule: 'nameTaken', detail: `Another agent is already called "${name}"` });
 
-export async function createAgent(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+export async function createAgent(change: ChangeContext, input: z.output<typeof newAgentForm>): Promise<{ id: string }> {
   const { prisma, actorId, now } = change;
-  const parsed = parseForm(newAgentForm, values);
-  if (!parsed.ok) return parsed;
-  const input = parsed.value;
   try {
     return await prisma.$transaction(async (tx) => {
-      const errors: FieldErrors = {};
-      if (await agentWithSlug(tx, input.slug)) errors.slug = `The slug "${input.slug}" is already used by another agent`;
-      if (await agentNameTaken(tx, input.name, null)) errors.name = `Another agent is already called "${input.name}"`;
-      if (Object.keys(errors).length) return { ok: false as const, errors };
+      const taken: Parameters<typeof fieldRefusal> = [];
+      if (await agentWithSlug(tx, input.slug)) taken.push({ field: 'slug', rule: 'slugTaken', detail: `The slug "${input.slug}" is already used by another agent` });
+      if (await agentNameTaken(tx, input.name, null)) taken.push(nameTaken(input.name));
+      if (taken.length) throw fieldRefusal(...taken);
       const created = await insertAgent(tx, input, now);
       await insertAuditEntry(tx, { actorId, action: 'agent.create', targetType: 'agent', targetId: created.id, details: auditJson(input), now });
-      return { ok: true as const, value: { id: created.id } };
+      return { id: created.id };
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return { ok: false, errors: { slug: `The slug "${input.slug}" is already used` } };
+    if (isUniqueViolation(error)) throw fieldRefusal({ field: 'slug', rule: 'slugTaken', detail: `The slug "${input.slug}" is already used` });
     throw error;
   }
 }
 
 /** Renames an agent (name, vendor, description). Its slug stays: clients use it in paths. */
-export async function updateAgent(change: ChangeContext, id: string, values: FormValues): Promise<FormResult<{ changed: boolean }>> {
+export async function updateAgent(change: ChangeContext, id: string, input: z.output<typeof agentForm>): Promise<{ changed: boolean }> {
   const { prisma, actorId, now } = change;
-  const parsed = parseForm(agentForm, values);
-  if (!parsed.ok) return parsed;
-  const input = parsed.value;
   return prisma.$transaction(async (tx) => {
     const before = await findAgent(tx, id);
     if (!before) throw agentNotFound();
-    if (await agentNameTaken(tx, input.name, id)) return { ok: false as const, errors: { name: `Another agent is already called "${input.name}"` } };
+    if (await agentNameTaken(tx, input.name, id)) throw fieldRefusal(nameTaken(input.name));
     const diff = auditChanges(before, input);
-    if (Object.keys(diff).length === 0) return { ok: true as const, value: { changed: false } };
+    if (Object.keys(diff).length === 0) return { changed: false };
     await updateAgentRow(tx, id, input, now);
     await insertAuditEntry(tx, { actorId, action: 'agent.update', targetType: 'agent', targetId: id, details: auditJson({ changes: diff }), now });
-    return { ok: true as const, value: { changed: true } };
+    return { changed: true };
   });
 }
 

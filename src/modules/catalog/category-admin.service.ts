@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
-import { nameField, parseForm, slugField, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { fieldRefusal, nameField, slugField } from '../../forms.js';
 import { slugify } from '../../text.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
 import {
@@ -20,18 +20,21 @@ import {
   updateCategoryRow,
 } from './catalog-admin.repository.js';
 
-const categoryForm = z.object({ name: nameField(100, 'Enter the category’s name'), slug: slugField('category') });
-const legacyForm = z.object({ name: nameField(100, 'Enter the legacy name'), slug: slugField('legacy') });
+/** The category form: a name and a slug (empty: made from the name, when adding one). */
+export const categoryForm = z.object({ name: nameField(100, 'Enter the category’s name'), slug: slugField('category') });
+/** The form adding a legacy name to a category (an empty slug is made from the name). */
+export const legacyForm = z.object({ name: nameField(100, 'Enter the legacy name'), slug: slugField('legacy') });
+type NameInput = z.output<typeof categoryForm>;
 
 const categoryNotFound = () => notFound('There is no category at this address.', 'Category not found');
 
 /**
  * What stops `name` and `slug` from naming a category: another category or legacy name that
- * holds either. Names of `own.categoryId` itself are fine, and a category may take back one of
- * its own legacy names.
+ * holds either, refused as the form's fields. Names of `own.categoryId` itself are fine, and a
+ * category may take back one of its own legacy names.
  */
-async function nameConflicts(tx: Tx, name: string, slug: string, own: { categoryId: string | null }): Promise<FieldErrors> {
-  const errors: FieldErrors = {};
+async function refuseNameConflicts(tx: Tx, name: string, slug: string, own: { categoryId: string | null }): Promise<void> {
+  const errors: { name?: string; slug?: string } = {};
   const { categories, legacy } = await categoryNameRivals(tx, name, slug);
   const lowerName = name.toLowerCase();
   for (const c of categories) {
@@ -44,40 +47,37 @@ async function nameConflicts(tx: Tx, name: string, slug: string, own: { category
     if (l.name.toLowerCase() === lowerName || l.slug === lowerName) errors.name ??= `"${name}" is a legacy name of ${l.category_name}`;
     if (l.slug === slug || l.name.toLowerCase() === slug) errors.slug ??= `The slug "${slug}" is a legacy slug of ${l.category_name}`;
   }
-  return errors;
+  const refused = Object.entries(errors).map(([field, detail]) => ({ field, rule: `${field}Taken`, detail }));
+  if (refused.length) throw fieldRefusal(...refused);
 }
 
-/** A posted name and slug, the slug made from the name when left empty. */
-function namedInput(schema: typeof categoryForm, values: FormValues): FormResult<{ name: string; slug: string }> {
-  const parsed = parseForm(schema, values);
-  if (!parsed.ok) return parsed;
-  const input = { name: parsed.value.name, slug: parsed.value.slug || slugify(parsed.value.name) };
-  return input.slug ? { ok: true, value: input } : { ok: false, errors: { slug: 'Enter a slug: the name gives none' } };
+/** A name and slug as posted, the slug made from the name when left empty. */
+function withSlug(input: NameInput): NameInput {
+  const slug = input.slug || slugify(input.name);
+  if (!slug) throw fieldRefusal({ field: 'slug', rule: 'slugMissing', detail: 'Enter a slug: the name gives none' });
+  return { name: input.name, slug };
 }
 
-/** Runs a write; a unique violation that slipped past the checks (a race) is a form error. */
-async function refusingDuplicates<T>(work: () => Promise<FormResult<T>>, message: string): Promise<FormResult<T>> {
+/** Runs a write; a unique violation that slipped past the checks (a race) refuses the form's name. */
+async function refusingDuplicates<T>(work: () => Promise<T>, message: string): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isUniqueViolation(error)) return { ok: false, errors: { name: message } };
+    if (isUniqueViolation(error)) throw fieldRefusal({ field: 'name', rule: 'nameTaken', detail: message });
     throw error;
   }
 }
 
-export async function createCategory(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+export async function createCategory(change: ChangeContext, posted: NameInput): Promise<{ id: string }> {
   const { prisma, actorId, now } = change;
-  const parsed = namedInput(categoryForm, values);
-  if (!parsed.ok) return parsed;
-  const input = parsed.value;
+  const input = withSlug(posted);
   return refusingDuplicates(
     () =>
       prisma.$transaction(async (tx) => {
-        const errors = await nameConflicts(tx, input.name, input.slug, { categoryId: null });
-        if (Object.keys(errors).length) return { ok: false as const, errors };
+        await refuseNameConflicts(tx, input.name, input.slug, { categoryId: null });
         const created = await insertCategory(tx, input, now);
         await insertAuditEntry(tx, { actorId, action: 'category.create', targetType: 'category', targetId: created.id, details: input, now });
-        return { ok: true as const, value: { id: created.id } };
+        return { id: created.id };
       }),
     'This name or slug is already used',
   );
@@ -88,24 +88,16 @@ export async function createCategory(change: ChangeContext, values: FormValues):
  * filter keeps accepting them and the old category page URL redirects to the new one
  * (unless a legacy name already holds them).
  */
-export async function updateCategory(
-  change: ChangeContext,
-  id: string,
-  values: FormValues,
-): Promise<FormResult<{ changed: boolean; keptLegacy: boolean }>> {
+export async function updateCategory(change: ChangeContext, id: string, input: NameInput): Promise<{ changed: boolean; keptLegacy: boolean }> {
   const { prisma, actorId, now } = change;
-  const parsed = parseForm(categoryForm, values);
-  if (!parsed.ok) return parsed;
-  const input = parsed.value;
-  if (!input.slug) return { ok: false, errors: { slug: 'Enter a slug' } };
-  return refusingDuplicates<{ changed: boolean; keptLegacy: boolean }>(
+  if (!input.slug) throw fieldRefusal({ field: 'slug', rule: 'slugMissing', detail: 'Enter a slug' });
+  return refusingDuplicates(
     () =>
       prisma.$transaction(async (tx) => {
         const before = await findCategory(tx, id);
         if (!before) throw categoryNotFound();
-        const errors = await nameConflicts(tx, input.name, input.slug, { categoryId: id });
-        if (Object.keys(errors).length) return { ok: false as const, errors };
-        if (before.name === input.name && before.slug === input.slug) return { ok: true as const, value: { changed: false, keptLegacy: false } };
+        await refuseNameConflicts(tx, input.name, input.slug, { categoryId: id });
+        if (before.name === input.name && before.slug === input.slug) return { changed: false, keptLegacy: false };
         await dropCoveredLegacyNames(tx, id, input);
         const keepLegacy = before.slug !== input.slug && !(await legacyNameHolding(tx, before));
         if (keepLegacy) await insertLegacyName(tx, id, { name: before.name, slug: before.slug }, now);
@@ -118,26 +110,23 @@ export async function updateCategory(
           details: auditJson({ changes: auditChanges(before, input), keptAsLegacyName: keepLegacy ? { name: before.name, slug: before.slug } : null }),
           now,
         });
-        return { ok: true as const, value: { changed: true, keptLegacy: keepLegacy } };
+        return { changed: true, keptLegacy: keepLegacy };
       }),
     'This name or slug is already used',
   );
 }
 
-export async function addLegacyName(change: ChangeContext, categoryId: string, values: FormValues): Promise<FormResult<{ id: string }>> {
+export async function addLegacyName(change: ChangeContext, categoryId: string, posted: z.output<typeof legacyForm>): Promise<{ id: string }> {
   const { prisma, actorId, now } = change;
-  const parsed = namedInput(legacyForm, values);
-  if (!parsed.ok) return parsed;
-  const input = parsed.value;
+  const input = withSlug(posted);
   return refusingDuplicates(
     () =>
       prisma.$transaction(async (tx) => {
         if (!(await findCategory(tx, categoryId))) throw categoryNotFound();
-        const errors = await nameConflicts(tx, input.name, input.slug, { categoryId: null });
-        if (Object.keys(errors).length) return { ok: false as const, errors };
+        await refuseNameConflicts(tx, input.name, input.slug, { categoryId: null });
         const created = await insertLegacyName(tx, categoryId, input, now);
         await insertAuditEntry(tx, { actorId, action: 'category.legacy-name.add', targetType: 'category', targetId: categoryId, details: input, now });
-        return { ok: true as const, value: { id: created.id } };
+        return { id: created.id };
       }),
     'This legacy name or slug is already used',
   );

@@ -7,6 +7,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { ClaimStatus } from '../../generated/prisma/enums.js';
 import { actorOf, formValues, idParam, notFoundPage, renderAdmin, setFlash } from '../../web/admin-pages.js';
 import { Refusal } from '../../errors.js';
+import { fieldErrorsOf } from '../../forms.js';
 import { findClaim, latestChecks, listClaimsForModerators, subjectOf } from './claims.repository.js';
 import { setClaimRevoked } from './claims.service.js';
 import { decideCorrection, decideReply, pendingCorrections, pendingReplies } from './owners-moderation.service.js';
@@ -98,8 +99,14 @@ export function correctionDecision(deps: ClaimsAdminDeps, approve: boolean): Req
     const feedback = formValues(req.body).feedback?.trim() || null;
     let refusedBy: string | null = null;
     await flashRefusal(req, async () => {
-      const result = await decideCorrection(change(deps, res), id, approve, feedback);
-      if (!result.ok) refusedBy = Object.entries(result.errors).map(([field, message]) => `${field}: ${message}`).join('; ');
+      try {
+        await decideCorrection(change(deps, res), id, approve, feedback);
+      } catch (error) {
+        // The merchant form refused the correction: it stays pending, and the page says why.
+        const errors = error instanceof Refusal ? fieldErrorsOf(error) : null;
+        if (!errors) throw error;
+        refusedBy = Object.entries(errors).map(([field, message]) => `${field}: ${message}`).join('; ');
+      }
       return approve ? 'Correction applied to the merchant.' : 'Correction rejected.';
     });
     if (refusedBy) setFlash(req, 'error', `Not applied (${refusedBy}). Edit the merchant by hand, or reject the correction.`);

@@ -3,11 +3,11 @@
 // merchant update a moderator makes by hand (its validation, its audit row), or rejected. Each
 // decision has an audit row of its own.
 import { notFound, Refusal } from '../../errors.js';
-import type { FormValues } from '../../forms.js';
+import { formInput, type FormValues } from '../../forms.js';
 import { UUID_PATTERN } from '../../text.js';
 import { insertAuditEntry, auditJson, type ChangeContext } from '../audit/audit.repository.js';
 import { findMerchant } from '../merchants/merchant-admin.repository.js';
-import { merchantFormValues, updateMerchant } from '../merchants/merchant-admin.service.js';
+import { merchantForm, merchantFormValues, updateMerchant } from '../merchants/merchant-admin.service.js';
 import { announceChange } from './claims.repository.js';
 
 const decided = (what: string) =>
@@ -72,9 +72,9 @@ interface ProposedCorrection {
 /**
  * Applies a correction through the moderators' own merchant update (so its validation and
  * audit row are the same), then marks it approved; or rejects it. A correction the merchant
- * form refuses stays pending, with the form's words.
+ * form refuses stays pending: the form's Refusal, naming each field it refuses, goes to the caller.
  */
-export async function decideCorrection(ctx: ChangeContext, correctionId: string, approve: boolean, feedback: string | null) {
+export async function decideCorrection(ctx: ChangeContext, correctionId: string, approve: boolean, feedback: string | null): Promise<void> {
   const correction = UUID_PATTERN.test(correctionId)
     ? await ctx.prisma.correctionRequest.findUnique({ where: { id: correctionId.toLowerCase() }, select: { id: true, status: true, merchantId: true, proposed: true } })
     : null;
@@ -92,8 +92,7 @@ export async function decideCorrection(ctx: ChangeContext, correctionId: string,
       const category = await ctx.prisma.category.findUnique({ where: { slug: proposed.category }, select: { id: true } });
       if (category) values.categoryId = category.id;
     }
-    const result = await updateMerchant(ctx, correction.merchantId, values);
-    if (!result.ok) return { ok: false as const, errors: result.errors };
+    await updateMerchant(ctx, correction.merchantId, formInput(merchantForm, values));
   }
   await ctx.prisma.$transaction(async (tx) => {
     const { count } = await tx.correctionRequest.updateMany({
@@ -111,5 +110,4 @@ export async function decideCorrection(ctx: ChangeContext, correctionId: string,
       now: ctx.now,
     });
   });
-  return { ok: true as const };
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
-import { checkbox, nameField, slugField, zodFieldErrors, type FieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { checkbox, fieldRefusal, nameField, slugField, type FormValues } from '../../forms.js';
 import { UUID_PATTERN, slugify } from '../../text.js';
 import { evidenceChanged, lockMerchants } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
@@ -44,7 +44,8 @@ export function websiteProblem(value: string): string | null {
   return null;
 }
 
-const merchantForm = z.object({
+/** The merchant form, the moderators' (and an approved owner's correction, through it). */
+export const merchantForm = z.object({
   name: nameField(200, 'Enter the merchant’s name'),
   slug: slugField('merchant'),
   website: z
@@ -75,61 +76,58 @@ const auditFields = (m: MerchantFields | (Omit<MerchantFields, 'categoryId'> & {
   approvedCanonical: m.approvedCanonical,
 });
 
-async function conflicts(tx: Tx, input: MerchantInput, exceptId: string | null): Promise<FieldErrors> {
-  const errors: FieldErrors = {};
+/** Refuses a slug another merchant holds, or a category that is not one of the list. */
+async function refuseConflicts(tx: Tx, input: MerchantInput, exceptId: string | null): Promise<void> {
   const [owner, category] = await Promise.all([slugOwner(tx, input.slug, exceptId), categoryName(tx, input.categoryId)]);
-  if (owner) errors.slug = `The slug "${input.slug}" is already used by ${owner}`;
-  if (category === null) errors.categoryId = 'Choose one of the listed categories';
-  return errors;
+  const refused: Parameters<typeof fieldRefusal> = [];
+  if (owner) refused.push({ field: 'slug', rule: 'slugTaken', detail: `The slug "${input.slug}" is already used by ${owner}` });
+  if (category === null) refused.push({ field: 'categoryId', rule: 'unknownCategory', detail: 'Choose one of the listed categories' });
+  if (refused.length) throw fieldRefusal(...refused);
 }
 
-const slugTaken = (slug: string): FormResult<never> => ({ ok: false, errors: { slug: `The slug "${slug}" is already used` } });
+/** A unique violation that slipped past the checks (a race) refuses the slug. */
+function refusingTakenSlug(error: unknown, slug: string): never {
+  if (isUniqueViolation(error)) throw fieldRefusal({ field: 'slug', rule: 'slugTaken', detail: `The slug "${slug}" is already used` });
+  throw error;
+}
 
-export async function createMerchant(change: ChangeContext, values: FormValues): Promise<FormResult<{ id: string }>> {
+export async function createMerchant(change: ChangeContext, posted: MerchantInput): Promise<{ id: string }> {
   const { prisma, actorId, now } = change;
-  const parsed = merchantForm.safeParse(values);
-  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
-  const input = { ...parsed.data, slug: parsed.data.slug || slugify(parsed.data.name) };
-  if (!input.slug) return { ok: false, errors: { slug: 'Enter a slug: the name gives none' } };
+  const input = { ...posted, slug: posted.slug || slugify(posted.name) };
+  if (!input.slug) throw fieldRefusal({ field: 'slug', rule: 'slugMissing', detail: 'Enter a slug: the name gives none' });
   try {
     return await prisma.$transaction(async (tx) => {
-      const errors = await conflicts(tx, input, null);
-      if (Object.keys(errors).length) return { ok: false as const, errors };
+      await refuseConflicts(tx, input, null);
       const created = await insertMerchant(tx, { ...input, category: (await categoryName(tx, input.categoryId))! }, now);
       const details = auditJson(auditFields(created));
       await insertAuditEntry(tx, { actorId, action: 'merchant.create', targetType: 'merchant', targetId: created.id, details, now });
-      return { ok: true as const, value: { id: created.id } };
+      return { id: created.id };
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return slugTaken(input.slug);
-    throw error;
+    return refusingTakenSlug(error, input.slug);
   }
 }
 
 export async function updateMerchant(
   change: ChangeContext,
   id: string,
-  values: FormValues,
-): Promise<FormResult<{ changed: string[]; visibility: 'hidden' | 'shown' | null }>> {
+  input: MerchantInput,
+): Promise<{ changed: string[]; visibility: 'hidden' | 'shown' | null }> {
   const { prisma, actorId, now } = change;
-  const parsed = merchantForm.safeParse(values);
-  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
-  const input = parsed.data;
-  if (!input.slug) return { ok: false, errors: { slug: 'Enter a slug' } };
+  if (!input.slug) throw fieldRefusal({ field: 'slug', rule: 'slugMissing', detail: 'Enter a slug' });
   try {
     return await prisma.$transaction(async (tx) => {
       // The merchant row is the lock its summary recomputations take (moderation decisions too).
       await lockMerchants(tx, [id]);
       const before = await findMerchant(tx, id);
       if (!before) throw notFound('There is no merchant at this address.', 'Merchant not found');
-      const errors = await conflicts(tx, input, id);
-      if (Object.keys(errors).length) return { ok: false as const, errors };
+      await refuseConflicts(tx, input, id);
       // The original category string stays until the category itself changes.
       const category = before.categoryId === input.categoryId ? before.category : (await categoryName(tx, input.categoryId))!;
       const after = { ...input, category };
       const diff = auditChanges(auditFields(before), auditFields(after));
       const changed = Object.keys(diff);
-      if (changed.length === 0) return { ok: true as const, value: { changed, visibility: null } };
+      if (changed.length === 0) return { changed, visibility: null };
       await updateMerchantRow(tx, id, after, now);
       const visibility = before.isPublic === input.isPublic ? null : input.isPublic ? ('shown' as const) : ('hidden' as const);
       // Hidden: its summaries go and its reports leave every public output in this commit;
@@ -137,11 +135,10 @@ export async function updateMerchant(
       if (visibility) await evidenceChanged(tx, { merchantIds: [id] }, now);
       const action = visibility === 'hidden' ? 'merchant.hide' : visibility === 'shown' ? 'merchant.show' : 'merchant.update';
       await insertAuditEntry(tx, { actorId, action, targetType: 'merchant', targetId: id, details: auditJson({ changes: diff }), now });
-      return { ok: true as const, value: { changed, visibility } };
+      return { changed, visibility };
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return slugTaken(input.slug);
-    throw error;
+    return refusingTakenSlug(error, input.slug);
   }
 }
 

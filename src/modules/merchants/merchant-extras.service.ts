@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isoDay } from '../../dates.js';
 import { notFound } from '../../errors.js';
-import { dayField, nameField, optionalText, zodFieldErrors, type FormResult, type FormValues } from '../../forms.js';
+import { dayField, nameField, optionalText, type FormValues } from '../../forms.js';
 import { OUTCOMES, TASKS } from '../aggregation/constants.js';
 import { lockMerchants } from '../aggregation/evidence.js';
 import { type ChangeContext, auditChanges, auditJson, insertAuditEntry } from '../audit/audit.repository.js';
@@ -56,7 +56,8 @@ async function removeExtra(
   });
 }
 
-const sponsorshipForm = z
+/** The sponsorship form: days are UTC days, the last one included. */
+export const sponsorshipForm = z
   .object({
     source: z.enum(SPONSORSHIP_SOURCES, 'Choose a paid subscription or an authorised publisher-owned promotion'),
     placement: z.enum(SPONSORSHIP_PLACEMENTS, 'Choose a placement'),
@@ -81,10 +82,7 @@ export function sponsorshipFormValues(s: { source: string; placement: string; di
 }
 
 /** Dates are UTC days: it runs from the first day's start to the end of the last day. */
-export async function setSponsorship(change: ChangeContext, merchantId: string, values: FormValues): Promise<FormResult<{ created: boolean }>> {
-  const parsed = sponsorshipForm.safeParse(values);
-  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
-  const f = parsed.data;
+export async function setSponsorship(change: ChangeContext, merchantId: string, f: z.output<typeof sponsorshipForm>): Promise<{ created: boolean }> {
   const fields: SponsorshipFields = {
     source: f.source,
     placement: f.placement,
@@ -93,13 +91,14 @@ export async function setSponsorship(change: ChangeContext, merchantId: string, 
     endsAt: f.endsOn ? new Date(new Date(`${f.endsOn}T00:00:00Z`).getTime() + DAY_MS) : null,
     billingId: f.billingId || null,
   };
-  return { ok: true, value: await saveExtra(change, 'sponsorship', { merchantId, fields }) };
+  return saveExtra(change, 'sponsorship', { merchantId, fields });
 }
 
 export const removeSponsorship = (change: ChangeContext, merchantId: string) =>
   removeExtra(change, 'sponsorship', { merchantId, describe: sponsorshipFormValues });
 
-const ownerForm = (today: string) =>
+/** The owner statement form; `today` is the latest declaration date it takes. */
+export const ownerStatementForm = (today: string) =>
   z.object({
     statement: nameField(OWNER_TEXT_MAX, 'Enter the owner’s statement', { multiline: true }),
     declaredOn: dayField('Enter the date the owner made the statement').refine((d) => d <= today, 'The declaration date cannot be in the future'),
@@ -119,10 +118,13 @@ export function ownerStatementFormValues(s: { statement: string; taskClaims: unk
   };
 }
 
-export async function setOwnerStatement(change: ChangeContext, merchantId: string, values: FormValues): Promise<FormResult<{ created: boolean }>> {
-  const parsed = ownerForm(isoDay(change.now)).safeParse(values);
-  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
-  const f = parsed.data as Record<string, string | undefined> & { statement: string; declaredOn: string; ownershipEvidence: string };
+export async function setOwnerStatement(
+  change: ChangeContext,
+  merchantId: string,
+  input: z.output<ReturnType<typeof ownerStatementForm>>,
+): Promise<{ created: boolean }> {
+  // The claim_<task> fields are in the value but not in its type (spread from Object.fromEntries).
+  const f = input as Record<string, string | undefined> & { statement: string; declaredOn: string; ownershipEvidence: string };
   const taskClaims = Object.fromEntries(TASKS.flatMap((task) => (f[`claim_${task}`] ? [[task, f[`claim_${task}`]!]] : [])));
   const fields: OwnerStatementFields = {
     statement: f.statement,
@@ -130,7 +132,7 @@ export async function setOwnerStatement(change: ChangeContext, merchantId: strin
     declaredAt: new Date(`${f.declaredOn}T00:00:00Z`),
     ownershipEvidence: f.ownershipEvidence || null,
   };
-  return { ok: true, value: await saveExtra(change, 'owner-statement', { merchantId, fields }) };
+  return saveExtra(change, 'owner-statement', { merchantId, fields });
 }
 
 export const removeOwnerStatement = (change: ChangeContext, merchantId: string) =>
