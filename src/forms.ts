@@ -11,21 +11,11 @@ import { invalidInput, type Refusal, validationRefusal } from './errors.js';
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
 
-/** The first message for each top-level field of a zod failure. */
-export function zodFieldErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const field = String(issue.path[0] ?? 'form');
-    errors[field] ??= issue.message;
-  }
-  return errors;
-}
-
 /**
  * A form's values as `schema` reads them, or a Refusal naming each wrong field (with its rule):
  * the page, the edge, validates once and hands the service the typed value.
  */
-export function formInput<S extends z.ZodType>(schema: S, values: FormValues): z.output<S> {
+export function formInput<S extends z.ZodType>(schema: S, values: unknown): z.output<S> {
   const parsed = schema.safeParse(values);
   if (!parsed.success) throw validationRefusal(parsed.error, 'body');
   return parsed.data;

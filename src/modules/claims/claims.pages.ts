@@ -7,7 +7,8 @@ import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import type { Fetcher } from '../../outbound/fetcher.js';
 import { formatDate, formatTime } from '../../dates.js';
-import { redirectWhenSaved, setPageFlash, takePageFlash, zodFieldErrors, type FieldErrors } from '../../forms.js';
+import type { z } from 'zod';
+import { fieldErrorsOf, formInput, redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors } from '../../forms.js';
 import { Refusal } from '../../errors.js';
 import { OUTCOME_LABELS, OUTCOMES, TASK_LABELS, TASKS } from '../aggregation/constants.js';
 import { correctionBody, ownerStatementBody, replyBody, vendorStatementBody } from './claims.schemas.js';
@@ -162,6 +163,17 @@ async function keepFormErrors(req: Request, res: Response, claimId: string, form
   await redirectWhenSaved(req, res, `${OWNER_PAGE_PATH}#${form}-${claimId}`);
 }
 
+/** A form read once with `schema` (formInput): its value, or the refusal of its fields as the form shows them. */
+function readForm<S extends z.ZodType>(schema: S, input: unknown): { value: z.output<S> } | { errors: FieldErrors } {
+  try {
+    return { value: formInput(schema, input) };
+  } catch (error) {
+    const errors = error instanceof Refusal ? fieldErrorsOf(error) : null;
+    if (!errors) throw error;
+    return { errors };
+  }
+}
+
 /** POST /profile/claims/:id/statement: the owner's (or vendor's) statement. */
 export function statementPost(deps: ClaimPagesDeps): RequestHandler {
   return async (req, res) => {
@@ -171,18 +183,18 @@ export function statementPost(deps: ClaimPagesDeps): RequestHandler {
     if (!subject) throw new Refusal({ kind: 'not-found', code: 'not-found', title: 'Not found', detail: 'What this claim names is no longer public.' });
     if (claim.merchantId) {
       const taskClaims = Object.fromEntries(TASKS.flatMap((t) => (values[`claim_${t}`] ? [[t, values[`claim_${t}`]]] : [])));
-      const parsed = ownerStatementBody.safeParse({ statement: values.statement ?? '', taskClaims });
-      if (!parsed.success) return keepFormErrors(req, res, claimId, 'statement', zodFieldErrors(parsed.error), values);
+      const read = readForm(ownerStatementBody, { statement: values.statement ?? '', taskClaims });
+      if ('errors' in read) return keepFormErrors(req, res, claimId, 'statement', read.errors, values);
       await withRefusalFlash(req, res, OWNER_PAGE_PATH, async () => {
-        await writeOwnerStatement(deps, accountOf(res).id, subject.slug, parsed.data, deps.clock.now());
+        await writeOwnerStatement(deps, accountOf(res).id, subject.slug, read.value, deps.clock.now());
         return `Your statement about ${subject.name} is published on its page, with your attribution and today's date.`;
       });
       return;
     }
-    const parsed = vendorStatementBody.safeParse({ statement: values.statement ?? '' });
-    if (!parsed.success) return keepFormErrors(req, res, claimId, 'statement', zodFieldErrors(parsed.error), values);
+    const read = readForm(vendorStatementBody, { statement: values.statement ?? '' });
+    if ('errors' in read) return keepFormErrors(req, res, claimId, 'statement', read.errors, values);
     await withRefusalFlash(req, res, OWNER_PAGE_PATH, async () => {
-      await writeVendorStatement(deps, accountOf(res).id, subject.slug, parsed.data, deps.clock.now());
+      await writeVendorStatement(deps, accountOf(res).id, subject.slug, read.value, deps.clock.now());
       return `Your statement about ${subject.name} is published on its page, with your attribution and today's date.`;
     });
   };
@@ -201,13 +213,13 @@ export function correctionPost(deps: ClaimPagesDeps): RequestHandler {
       ...(values.serviceRegions?.trim() ? { serviceRegions: values.serviceRegions.split(/[\s,;]+/).filter(Boolean) } : {}),
       note: values.note ?? '',
     };
-    const parsed = correctionBody.safeParse(input);
-    if (!parsed.success || subject?.side !== 'MERCHANT') {
-      const errors = parsed.success ? { form: 'Only a merchant’s details can be corrected.' } : zodFieldErrors(parsed.error);
+    const read = readForm(correctionBody, input);
+    if ('errors' in read || subject?.side !== 'MERCHANT') {
+      const errors = 'errors' in read ? read.errors : { form: 'Only a merchant’s details can be corrected.' };
       return keepFormErrors(req, res, claimId, 'correction', errors, values);
     }
     await withRefusalFlash(req, res, OWNER_PAGE_PATH, async () => {
-      await requestCorrection(deps, accountOf(res).id, subject.slug, parsed.data, deps.clock.now());
+      await requestCorrection(deps, accountOf(res).id, subject.slug, read.value, deps.clock.now());
       return `Your correction of ${subject.name} is waiting for a moderator; nothing changes until one approves it.`;
     });
   };
@@ -249,10 +261,10 @@ export function replyPage(deps: ClaimPagesDeps): RequestHandler {
 export function replyPost(deps: ClaimPagesDeps): RequestHandler {
   return async (req, res) => {
     const back = `${OWNER_PAGE_PATH}/${String(req.params.id)}/reports#report-${String(req.params.reportId)}`;
-    const parsed = replyBody.safeParse({ body: (req.body as Record<string, string>).body ?? '' });
+    const read = readForm(replyBody, { body: (req.body as Record<string, string>).body ?? '' });
     await withRefusalFlash(req, res, back, async () => {
-      if (!parsed.success) return `Your reply was not sent: it ${zodFieldErrors(parsed.error).body ?? 'is not valid'}.`;
-      const { unchanged } = await replyToReport(deps, accountOf(res).id, String(req.params.reportId), parsed.data.body, deps.clock.now());
+      if ('errors' in read) return `Your reply was not sent: it ${read.errors.body ?? 'is not valid'}.`;
+      const { unchanged } = await replyToReport(deps, accountOf(res).id, String(req.params.reportId), read.value.body, deps.clock.now());
       return unchanged ? 'Your reply is unchanged.' : 'Your reply is waiting for a moderator; it will show under the report once approved.';
     });
   };
