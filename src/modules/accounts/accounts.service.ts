@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { PrismaClient, Tx } from '../../db/client.js';
 import { notFound, Refusal } from '../../errors.js';
-import { checkbox, fieldRefusal, nameField, type FormValues } from '../../forms.js';
+import { checkbox, fieldRefusal, nameField } from '../../forms.js';
 import type { AccountRole } from '../../generated/prisma/enums.js';
 import { insertAuditEntry } from '../audit/audit.repository.js';
 import { findAccountByEmail, findAccountById, updateAccount, type AccountRow } from './accounts.repository.js';
@@ -135,7 +135,8 @@ export async function unsuspendAccount(prisma: PrismaClient, actor: AccountActor
 }
 
 /** The author's choice about decision e-mails (modules/moderation/decision-notices.ts), as posted on "My reports". */
-const decisionNoticesForm = z.object({ notifyDecisions: checkbox }).strip();
+/** The decision e-mails form of one's own account: a checkbox (unticked is not posted: off). */
+export const decisionNoticesForm = z.object({ notifyDecisions: checkbox }).strip();
 
 /** Whether the account is e-mailed on every moderation decision on its reports. */
 export async function decisionNoticesOn(prisma: PrismaClient, accountId: string): Promise<boolean> {
@@ -145,8 +146,7 @@ export async function decisionNoticesOn(prisma: PrismaClient, accountId: string)
 }
 
 /** Turns the decision e-mails of one's own account on or off; reports whether anything changed. */
-export async function setDecisionNotices(prisma: PrismaClient, accountId: string, values: FormValues): Promise<{ on: boolean; changed: boolean }> {
-  const { notifyDecisions: on } = decisionNoticesForm.parse(values);
+export async function setDecisionNotices(prisma: PrismaClient, accountId: string, on: boolean): Promise<{ on: boolean; changed: boolean }> {
   const { count } = await prisma.account.updateMany({ where: { id: accountId, notifyDecisions: !on }, data: { notifyDecisions: on } });
   if (count === 0 && !(await prisma.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw notFound('No such account.');
   return { on, changed: count === 1 };

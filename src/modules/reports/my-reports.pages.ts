@@ -5,8 +5,8 @@
 import type { RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/client.js';
 import { formatDate, isoDay } from '../../dates.js';
-import { redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
-import { decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.service.js';
+import { formInput, redirectWhenSaved, setPageFlash, takePageFlash } from '../../forms.js';
+import { decisionNoticesForm, decisionNoticesOn, setDecisionNotices } from '../accounts/accounts.service.js';
 import { editPath, reviewPath, STATUS_LABELS } from './author-view.js';
 import { postedValues } from './report-form.fields.js';
 import { ownReportsPage } from './report-form.repository.js';
@@ -55,7 +55,8 @@ export function myReportsPage(deps: { prisma: PrismaClient }): RequestHandler {
 /** POST /profile/notifications: the decision e-mails on or off (an unticked box is not posted: off). */
 export function notificationsPost(deps: { prisma: PrismaClient }): RequestHandler {
   return async (req, res) => {
-    const { on, changed } = await setDecisionNotices(deps.prisma, res.locals.account!.id, postedValues(req.body));
+    const { notifyDecisions } = formInput(decisionNoticesForm, postedValues(req.body));
+    const { on, changed } = await setDecisionNotices(deps.prisma, res.locals.account!.id, notifyDecisions);
     setPageFlash(
       req.session,
       on
