@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { ReportStatus } from '../../generated/prisma/enums.js';
 import { screenshotFile } from '../evidence/screenshots.repository.js';
-import { sendScreenshot } from '../evidence/screenshot-response.js';
+import { sendScreenshot } from '../evidence/screenshot.pages.js';
 import { idParam, notFoundPage, renderAdmin } from '../../web/admin-pages.js';
 import { recentAuditEntries } from '../audit/audit.repository.js';
 import { auditTargetUrl } from '../audit/audit.pages.js';
@@ -30,7 +30,7 @@ export function moderationOverview(deps: ModerationDeps): RequestHandler {
 /**
  * GET /admin/evidence/:id: a report's screenshot. Screenshots: only through this route (or the
  * author's own), only for moderators (the gate runs first), never from a static path
- * (evidence/screenshot-response.ts).
+ * (evidence/screenshot.pages.ts).
  */
 export function evidenceScreenshot(deps: { prisma: PrismaClient; dataDir: string }): RequestHandler {
   return async (req, res) => {

@@ -11,7 +11,7 @@ import { redirectWhenSaved, setPageFlash, takePageFlash, type FieldErrors } from
 import { cacheControl } from '../../web/cache-control.js';
 import { appendRateLimitHeaders, problemOf } from '../../web/problem.js';
 import { FAILURE_REASON_LABELS, OUTCOME_LABELS, STAGE_LABELS, TASKS, TASK_LABELS } from '../aggregation/constants.js';
-import { sendScreenshot } from '../evidence/screenshot-response.js';
+import { sendScreenshot } from '../evidence/screenshot.pages.js';
 import { deleteScreenshots, insertScreenshots } from '../evidence/screenshots.repository.js';
 import { discardScreenshots, storeScreenshots, type StoredScreenshot } from '../evidence/screenshots.js';
 import { editPath, reviewPath, STATUS_LABELS } from './author-view.js';

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
+import { cacheControl } from '../../web/cache-control.js';
 import { evidenceDir } from './screenshots.js';
 
 /** Streams the file; false (nothing sent) when it is no longer on disk. */
@@ -23,9 +24,9 @@ export async function sendScreenshot(
     'Content-Type': file.mediaType,
     'Content-Length': String(info.size),
     'Content-Disposition': `inline; filename="screenshot-${id}${path.extname(filePath)}"`,
-    'Cache-Control': 'private, no-store',
     'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
   });
+  cacheControl(res, 'no-store');
   await pipeline(createReadStream(filePath), res);
   return true;
 }
