@@ -77,140 +77,166 @@ const READ_VERSION = 'SELECT version FROM directory_version WHERE id = 1';
 
 /** Starts listening; resolves once the first version is known (or the first attempt failed). */
 export async function watchDirectoryVersion(pool: pg.Pool, options: WatchOptions = {}): Promise<DirectoryVersions> {
-  const pollMs = options.pollMs ?? 5_000;
-  const maxBackoffMs = options.maxBackoffMs ?? 10_000;
-  const log = options.logger;
-  let known: bigint = -1n;
-  let trusted = false;
-  let client: pg.Client | null = null;
-  let closed = false;
-  let failures = 0;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  const listeners = new Set<(change: DirectoryChange) => void>();
-  const announce = (change: DirectoryChange) => {
-    for (const listener of listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        log?.error({ err: error }, 'a directory change listener failed');
-      }
+  const watcher = new VersionWatcher(pool, options);
+  await watcher.connect();
+  return watcher;
+}
+
+const readVersion = async (c: pg.Client): Promise<bigint> => {
+  const { rows } = await c.query<{ version: string }>(READ_VERSION);
+  return BigInt(rows[0]?.version ?? 0);
+};
+
+/** Lets a connection go: no more events from it, an error while ending is nobody's concern. */
+function release(c: pg.Client): Promise<void> {
+  c.removeAllListeners();
+  c.on('error', () => undefined);
+  return c.end().catch(() => undefined);
+}
+
+/**
+ * One process's watch: the listening connection (reconnected with backoff while it fails), the
+ * newest version learned on it, and the poller that reads it every `pollMs`.
+ */
+class VersionWatcher implements DirectoryVersions {
+  private known: bigint = -1n;
+  private trusted = false;
+  private client: pg.Client | null = null;
+  private closed = false;
+  private failures = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<(change: DirectoryChange) => void>();
+  /** The read running on the listening connection, and the one shared by whoever came meanwhile. */
+  private reading: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  private readonly maxBackoffMs: number;
+  private readonly log: Logger | undefined;
+  private readonly poller: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: WatchOptions,
+  ) {
+    const pollMs = options.pollMs ?? 5_000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
+    this.log = options.logger;
+    this.poller = setInterval(() => {
+      if (!this.reading) void this.settle();
+    }, pollMs);
+    this.poller.unref();
+  }
+
+  current(): bigint | null {
+    return this.trusted ? this.known : null;
+  }
+
+  onChange(listener: (change: DirectoryChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  settle(): Promise<void> {
+    // Read on the listening connection itself: any notification sent before the answer
+    // arrives first, and the answer is the newest committed version. Callers share reads: one
+    // runs at a time, and whoever comes while it runs shares the next one (which starts after
+    // their commit), so the connection never has two queries at once.
+    if (!this.reading) {
+      this.reading = this.readNow().finally(() => (this.reading = undefined));
+      return this.reading;
     }
-  };
+    this.next ??= this.reading.then(() => {
+      this.next = undefined;
+      return this.settle();
+    });
+    return this.next;
+  }
 
-  // Notifications only move forward, one version at a time; a read of the row is the truth (a
-  // restored database may have gone back), and on one connection no notification arrives
-  // after a newer read. Anything but the next version in order is a gap: everything changed.
-  const learn = (change: DirectoryChange, read = false) => {
-    if (read ? change.version === known : change.version <= known) return;
-    const next = !read && known >= 0n && change.version === known + 1n;
-    announce(next ? change : { version: change.version, scope: EVERYTHING });
-    known = change.version;
-  };
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.poller);
+    clearTimeout(this.reconnectTimer);
+    const c = this.client;
+    this.client = null;
+    this.trusted = false;
+    if (c) await release(c);
+  }
 
-  const readVersion = async (c: pg.Client | pg.Pool): Promise<bigint> => {
-    const { rows } = await c.query<{ version: string }>(READ_VERSION);
-    return BigInt(rows[0]?.version ?? 0);
-  };
-
-  const drop = (reason: unknown) => {
-    if (!client) return;
-    const dead = client;
-    client = null;
-    trusted = false;
-    dead.removeAllListeners();
-    dead.on('error', () => undefined);
-    void dead.end().catch(() => undefined);
-    if (closed) return;
-    failures += 1;
-    const delay = Math.min(maxBackoffMs, 100 * 2 ** Math.min(failures, 10));
-    if (failures === 1) log?.warn({ err: reason }, 'directory version listener lost; cached answers are bypassed until it is back');
-    reconnectTimer = setTimeout(() => void connect(), delay);
-    reconnectTimer.unref();
-  };
-
-  async function connect(): Promise<void> {
-    if (closed || client) return;
+  /** Opens the listening connection, unless closed or one is open; a failure schedules the next attempt. */
+  async connect(): Promise<void> {
+    if (this.closed || this.client) return;
     const c = new pg.Client({
-      ...pool.options,
+      ...this.pool.options,
       application_name: LISTENER_APPLICATION_NAME,
       query_timeout: 2_000,
       connectionTimeoutMillis: 2_000,
     } as pg.ClientConfig);
-    client = c;
-    c.on('error', (error) => drop(error));
-    c.on('end', () => drop(new Error('connection ended')));
-    c.on('notification', (message) => {
-      if (message.channel !== VERSION_CHANNEL || !message.payload) return;
-      // A payload that is not ours is ignored; the next poll corrects anything missed.
-      const change = parseChange(message.payload);
-      if (change) learn(change);
-    });
+    this.client = c;
+    c.on('error', (error) => this.drop(error));
+    c.on('end', () => this.drop(new Error('connection ended')));
+    c.on('notification', (message) => this.notified(message));
     try {
       await c.connect();
       await c.query(`LISTEN ${VERSION_CHANNEL}`);
       // Listening first, then reading: no bump can fall between the two unseen.
-      learn({ version: await readVersion(c), scope: EVERYTHING }, true);
-      if (client !== c) return;
-      trusted = true;
-      if (failures > 0) log?.info('directory version listener is back');
-      failures = 0;
+      this.learn({ version: await readVersion(c), scope: EVERYTHING }, true);
+      if (this.client !== c) return;
+      this.trusted = true;
+      if (this.failures > 0) this.log?.info('directory version listener is back');
+      this.failures = 0;
     } catch (error) {
-      drop(error);
+      this.drop(error);
     }
   }
 
-  let reading: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  const readNow = async () => {
-    const c = client;
-    if (!c || !trusted) return;
+  /** Lets the connection go: the version is unknown until a reconnection, after a backoff, has read it. */
+  private drop(reason: unknown): void {
+    if (!this.client) return;
+    const dead = this.client;
+    this.client = null;
+    this.trusted = false;
+    void release(dead);
+    if (this.closed) return;
+    this.failures += 1;
+    const delay = Math.min(this.maxBackoffMs, 100 * 2 ** Math.min(this.failures, 10));
+    if (this.failures === 1) this.log?.warn({ err: reason }, 'directory version listener lost; cached answers are bypassed until it is back');
+    this.reconnectTimer = setTimeout(() => void this.connect(), delay);
+    this.reconnectTimer.unref();
+  }
+
+  private notified(message: pg.Notification): void {
+    if (message.channel !== VERSION_CHANNEL || !message.payload) return;
+    // A payload that is not ours is ignored; the next poll corrects anything missed.
+    const change = parseChange(message.payload);
+    if (change) this.learn(change);
+  }
+
+  /** Reads the version on the listening connection, once it is connected and has read it first. */
+  private async readNow(): Promise<void> {
+    const c = this.client;
+    if (!c || !this.trusted) return;
     await readVersion(c).then(
-      (version) => learn({ version, scope: EVERYTHING }, true),
-      (error: unknown) => drop(error),
+      (version) => this.learn({ version, scope: EVERYTHING }, true),
+      (error: unknown) => this.drop(error),
     );
-  };
+  }
 
-  const poller = setInterval(() => {
-    if (!reading) void versions.settle();
-  }, pollMs);
-  poller.unref();
+  // Notifications only move forward, one version at a time; a read of the row is the truth (a
+  // restored database may have gone back), and on one connection no notification arrives
+  // after a newer read. Anything but the next version in order is a gap: everything changed.
+  private learn(change: DirectoryChange, read = false): void {
+    if (read ? change.version === this.known : change.version <= this.known) return;
+    const inOrder = !read && this.known >= 0n && change.version === this.known + 1n;
+    this.announce(inOrder ? change : { version: change.version, scope: EVERYTHING });
+    this.known = change.version;
+  }
 
-  await connect();
-
-  const versions: DirectoryVersions = {
-    current: () => (trusted ? known : null),
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    settle() {
-      // Read on the listening connection itself: any notification sent before the answer
-      // arrives first, and the answer is the newest committed version. Callers share reads: one
-      // runs at a time, and whoever comes while it runs shares the next one (which starts after
-      // their commit), so the connection never has two queries at once.
-      if (!reading) {
-        reading = readNow().finally(() => (reading = undefined));
-        return reading;
+  private announce(change: DirectoryChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log?.error({ err: error }, 'a directory change listener failed');
       }
-      next ??= reading.then(() => {
-        next = undefined;
-        return versions.settle();
-      });
-      return next;
-    },
-    async close() {
-      closed = true;
-      clearInterval(poller);
-      clearTimeout(reconnectTimer);
-      const c = client;
-      client = null;
-      trusted = false;
-      if (c) {
-        c.removeAllListeners();
-        c.on('error', () => undefined);
-        await c.end().catch(() => undefined);
-      }
-    },
-  };
-  return versions;
+    }
+  }
 }
