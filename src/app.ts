@@ -15,7 +15,7 @@ import type { Clock } from './clock.js';
 import { healthRouter } from './http/routers/health.js';
 import { apiRouter } from './http/routers/api.js';
 import { htmlErrorHandler, htmlNotFound } from './web/middleware/html-errors.js';
-import { apiGuards } from './web/middleware/guards.js';
+import { apiGuards, type ApiGuards } from './web/middleware/guards.js';
 import { mcpRouter } from './mcp/router.js';
 import { MCP_MAX_BODY_BYTES } from './mcp/server.js';
 import { TOOLS } from './mcp/tools.js';
@@ -32,7 +32,7 @@ import { parseQuery, refuseLongQuery } from './web/middleware/validate.js';
 import { problemErrorHandler } from './web/middleware/errors.js';
 import { layoutLocals } from './web/middleware/layout.js';
 import { requestDeadline } from './web/middleware/deadline.js';
-import { createAppMetrics } from './web/middleware/metrics.js';
+import { createAppMetrics, type AppMetrics } from './web/middleware/metrics.js';
 import { metricsRouter } from './http/routers/metrics.js';
 import { fetcherFromConfig, type Fetcher } from './outbound/fetcher.js';
 import { cursorCodec } from './modules/automation/cursor.js';
@@ -66,8 +66,40 @@ function withHeaders(before: RequestHandler[], handler: ErrorRequestHandler): Er
   };
 }
 
+/** What the front of the stack built that the edges below reuse. */
+interface FrontStack {
+  metrics: AppMetrics;
+  apiHeaders: RequestHandler;
+  pageHeaders: RequestHandler;
+  compress: RequestHandler;
+  responses: ResponseCache;
+}
+
+/** The services and guards both JSON edges and the pages share, built once. */
+interface SharedDeps {
+  session: RequestHandler;
+  fetcher: Fetcher;
+  quotas: ReturnType<typeof submissionQuotas>;
+  submissions: SubmissionDeps;
+  automation: AutomationDeps;
+  guards: ApiGuards;
+}
+
 export function createApp(deps: AppDeps): Express {
-  const { config, logger } = deps;
+  const app = bareApp(deps.config);
+  const front = mountFrontStack(app, deps);
+  setUpViews(app, deps.config);
+  const shared = buildSharedDeps(deps);
+  mountJsonEdges(app, deps, front, shared);
+  mountOutsideApi(app, deps, front, shared);
+  mountPages(app, deps, front, shared);
+  app.use(htmlNotFound);
+  app.use(htmlErrorHandler);
+  return app;
+}
+
+/** Express with the application's settings, and absolute-form targets accepted. */
+function bareApp(config: Config): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags are given deliberately: a report's version (private API), a cached body's hash (response cache).
@@ -76,11 +108,31 @@ export function createApp(deps: AppDeps): Express {
 
   // Before anything reads the target: an absolute-form one is answered as its path and query.
   acceptAbsoluteForm(app);
+  return app;
+}
+
+/** What every request meets first: timing and the log, the query rule, error answers, the deadline, the response cache. */
+function mountFrontStack(app: Express, deps: AppDeps): FrontStack {
+  const { config } = deps;
   // Before everything else, so a request's time includes all of the stack's work.
   const metrics = createAppMetrics({ pool: deps.pool, clock: deps.clock, dataDir: config.dataDir, cacheEntries: () => responses.size });
   app.locals.metrics = metrics;
   app.use(metrics.timing);
-  app.use(requestLog(logger, app));
+  app.use(requestLog(deps.logger, app));
+  const { apiHeaders, pageHeaders } = mountErrorAnswers(app, config);
+  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them (`compress`):
+  // the routers apply it where answers are not served by the response cache, which compresses
+  // each cached answer once.
+  const compress = compression();
+  const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
+  // Cached public answers leave here, with the headers the stack below gave them when built.
+  app.use(responses.frontDoor());
+  app.use(settleWrites(deps.versions));
+  return { metrics, apiHeaders, pageHeaders, compress, responses };
+}
+
+/** The whole-query rule, each audience's error answers (with its headers) and the request deadline. */
+function mountErrorAnswers(app: Express, config: Config): { apiHeaders: RequestHandler; pageHeaders: RequestHandler } {
   // A query string is read whole or refused whole: Express's own parser stops after 1,000
   // pairs, and a handler then answered (and the response cache filed its answer) for part of
   // what was asked. Longer ones are refused here, before the cache's front door, in each
@@ -102,20 +154,20 @@ export function createApp(deps: AppDeps): Express {
       (req) => req.path === '/readyz' || req.path === '/healthz',
     ),
   );
-  const compress = compression();
-  const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
-  // Cached public answers leave here, with the headers the stack below gave them when built.
-  app.use(responses.frontDoor());
-  app.use(settleWrites(deps.versions));
-  // gzip or brotli (quality 4) for bodies over 1 KB when the client accepts them (`compress`):
-  // the routers apply it where answers are not served by the response cache, which compresses
-  // each cached answer once.
+  return { apiHeaders, pageHeaders };
+}
+
+/** The EJS views and the locals every page's layout reads. */
+function setUpViews(app: Express, config: Config): void {
   app.set('views', path.join(projectRoot, 'views'));
   app.set('view engine', 'ejs');
   app.locals.disclaimer = DISCLAIMER;
   // Problem types are absolute addresses under it (web/problem.ts).
   app.locals.baseUrl = config.baseUrl;
+}
 
+function buildSharedDeps(deps: AppDeps): SharedDeps {
+  const { config } = deps;
   const session = sessionMiddleware(deps.pool, config);
   // Everything that reaches an address a user typed goes through this one fetcher.
   const fetcher = deps.fetcher ?? fetcherFromConfig(config);
@@ -137,10 +189,16 @@ export function createApp(deps: AppDeps): Express {
     queueCursors: cursorCodec(config.sessionSecret, 'queue'),
     reportCursors: cursorCodec(config.sessionSecret, 'own-reports'),
   };
-  const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger });
+  const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger: deps.logger });
+  return { session, fetcher, quotas, submissions, automation, guards };
+}
+
+/** The two JSON edges: the API under /api, the MCP server under /mcp. */
+function mountJsonEdges(app: Express, deps: AppDeps, front: FrontStack, shared: SharedDeps): void {
+  const { config } = deps;
   app.use(
     '/api',
-    apiHeaders,
+    front.apiHeaders,
     apiRouter({
       baseUrl: config.baseUrl,
       dataDir: config.dataDir,
@@ -148,49 +206,58 @@ export function createApp(deps: AppDeps): Express {
       prisma: deps.prisma,
       clock: deps.clock,
       limits: config.limits,
-      session,
-      quotas,
-      responses,
-      compress,
-      guards,
-      submissions,
-      automation,
-      fetcher,
+      session: shared.session,
+      quotas: shared.quotas,
+      responses: front.responses,
+      compress: front.compress,
+      guards: shared.guards,
+      submissions: shared.submissions,
+      automation: shared.automation,
+      fetcher: shared.fetcher,
     }),
   );
 
   // The same services for MCP clients (Streamable HTTP, stateless), behind the same guards.
   app.use(
     '/mcp',
-    apiHeaders,
+    front.apiHeaders,
     mcpRouter({
       baseUrl: config.baseUrl,
       prisma: deps.prisma,
       clock: deps.clock,
       limits: config.limits,
-      quotas,
-      guards,
-      logger,
-      submissions,
-      automation,
+      quotas: shared.quotas,
+      guards: shared.guards,
+      logger: deps.logger,
+      submissions: shared.submissions,
+      automation: shared.automation,
     }),
   );
+}
 
+/** What follows the JSON edges, before the pages: the metrics, the page headers, open data, static files, health. */
+function mountOutsideApi(app: Express, deps: AppDeps, front: FrontStack, shared: SharedDeps): void {
+  const { config } = deps;
   // Outside /api: no public limiter, no response cache.
-  app.use(metricsRouter(metrics, config.metricsToken, [apiHeaders, compress]));
-  app.use(pageHeaders);
+  app.use(metricsRouter(front.metrics, config.metricsToken, [front.apiHeaders, front.compress]));
+  app.use(front.pageHeaders);
   app.use(
     openDataRouter({
       baseUrl: config.baseUrl,
       dataDir: config.dataDir,
       prisma: deps.prisma,
       clock: deps.clock,
-      limiter: guards.publicLimiter,
-      responses,
+      limiter: shared.guards.publicLimiter,
+      responses: front.responses,
     }),
   );
-  app.use('/static', compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
+  app.use('/static', front.compress, express.static(path.join(projectRoot, 'public'), { maxAge: '1h', index: false }));
   app.use(healthRouter(deps.pool));
+}
+
+/** The HTML pages, with the mailer their sign-in links and decision notices go through. */
+function mountPages(app: Express, deps: AppDeps, front: FrontStack, shared: SharedDeps): void {
+  const { config, logger } = deps;
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   // Every moderation decision through this app's database client e-mails the report's author.
@@ -203,14 +270,10 @@ export function createApp(deps: AppDeps): Express {
       pool: deps.pool,
       clock: deps.clock,
       mailer,
-      session,
-      quotas,
-      responses,
-      fetcher,
+      session: shared.session,
+      quotas: shared.quotas,
+      responses: front.responses,
+      fetcher: shared.fetcher,
     }),
   );
-
-  app.use(htmlNotFound);
-  app.use(htmlErrorHandler);
-  return app;
 }

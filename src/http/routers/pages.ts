@@ -7,13 +7,13 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/env.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { sendSignInLink, SIGNED_OUT_PATH, signedOutPage, signInAddressLimit, signInClientLimit, signInPage, signOut, verifySignIn } from '../../modules/accounts/sign-in.pages.js';
-import { keyIssuePost, keyReplacePost, keyRevokePost, KEYS_PAGE_PATH, keysPage } from '../../modules/keys/keys.pages.js';
+import { sendSignInLink, SIGNED_OUT_PATH, signedOutPage, signInAddressLimit, signInClientLimit, signInPage, type SignInPageDeps, signOut, verifySignIn } from '../../modules/accounts/sign-in.pages.js';
+import { keyIssuePost, keyReplacePost, keyRevokePost, KEYS_PAGE_PATH, keysPage, type KeysPageDeps } from '../../modules/keys/keys.pages.js';
 import type { Quota } from '../../modules/limits/quota.js';
 import { MY_REPORTS_PATH, myReportsPage, NOTIFICATIONS_PATH, notificationsPost } from '../../modules/reports/my-reports.pages.js';
 import { editReportPage, editReportPost, reportReviewPage, reportScreenshot } from '../../modules/reports/own-report.pages.js';
-import { newReportPage, newReportPost } from '../../modules/reports/report-form.pages.js';
-import { agentGuidePage, agentGuideReferencePage, browserCachedPage, favicon, howItWorksPage, problemPage, problemsPage } from '../../modules/site/site.pages.js';
+import { newReportPage, newReportPost, type ReportFormDeps } from '../../modules/reports/report-form.pages.js';
+import { agentGuidePage, agentGuideReferencePage, browserCachedPage, favicon, howItWorksPage, problemPage, problemsPage, type SitePagesDeps } from '../../modules/site/site.pages.js';
 import { agentPage, categoryPage, directoryPage } from '../../modules/site/directory.pages.js';
 import { merchantPage } from '../../modules/site/merchant.pages.js';
 import type { McpFacts } from '../../modules/site/agent-guide.js';
@@ -22,6 +22,7 @@ import {
   claimPage,
   claimStartPage,
   claimStartPost,
+  type ClaimPagesDeps,
   correctionPost,
   digestPost,
   OWNER_PAGE_PATH,
@@ -36,7 +37,7 @@ import { provideCsrfToken, verifyCsrfToken } from '../../web/middleware/csrf.js'
 import { guardFormPosts } from '../../web/middleware/form-posts.js';
 import { layoutLocals } from '../../web/middleware/layout.js';
 import { moderationLink } from '../../web/middleware/moderation-link.js';
-import { clientAddress, createLimiter } from '../../web/middleware/rate-limit.js';
+import { clientAddress, createLimiter, type SyncedLimiter } from '../../web/middleware/rate-limit.js';
 import type { ResponseCache } from '../../web/middleware/response-cache.js';
 import { screenshotUploads } from '../../web/middleware/uploads.js';
 import { adminRouter } from './admin.js';
@@ -64,7 +65,11 @@ const UPLOAD_PATHS = { has: (path: string) => path === PAGE_PATHS.newReport || /
 export function pagesRouter(deps: PagesDeps): Router {
   const { config, prisma, clock } = deps;
   const router = Router();
-  const site = { config, prisma, clock, mcp: deps.mcp };
+  mountPageStack(router, deps);
+  // Screenshots are streamed to DATA_DIR/uploads while they arrive, on the two routes taking them.
+  const screenshotUpload = screenshotUploads(config.dataDir);
+
+  mountPublicSite(router, { config, prisma, clock, mcp: deps.mcp });
   const signIn = {
     prisma,
     pool: deps.pool,
@@ -74,14 +79,49 @@ export function pagesRouter(deps: PagesDeps): Router {
     moderatorEmails: config.moderatorEmails,
     limits: config.limits,
   };
-  const keys = { prisma, clock, baseUrl: config.baseUrl };
-
-  router.use(layoutLocals);
-  // Every page counts against the client address's budget: the public API's rate, on a
-  // counter of its own; refused requests get the error page in the site's layout.
-  const limiter = createLimiter({
-    pool: deps.pool,
+  mountSignIn(router, signIn);
+  mountKeys(router, { prisma, clock, baseUrl: config.baseUrl });
+  const reports = {
+    prisma,
     clock,
+    baseUrl: config.baseUrl,
+    dataDir: config.dataDir,
+    browserQuota: deps.quotas.browser,
+    agentQuota: deps.quotas.agent,
+    addressSecret: config.sessionSecret,
+  };
+  mountReports(router, reports, screenshotUpload);
+  mountOwners(router, { prisma, clock, baseUrl: config.baseUrl, fetcher: deps.fetcher });
+
+  // The moderators' pages (/moderation is the name people guess for them).
+  router.get('/moderation', (_req, res) => res.redirect(302, '/admin'));
+  router.use('/admin', adminRouter({ prisma, clock, dataDir: config.dataDir }));
+  return router;
+}
+
+/** What every page passes through before its route: the layout, the rate limit, the shared cache, the session, the form rules. */
+function mountPageStack(router: Router, deps: PagesDeps): void {
+  const { config, prisma } = deps;
+  router.use(layoutLocals);
+  const limiter = pageLimiter(deps);
+  router.use(limiter);
+  // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
+  // memory before any session work; everyone else's are built for them (and compressed).
+  router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
+  router.use(deps.session, loadSessionAccount(prisma), moderationLink(prisma), provideCsrfToken);
+  router.use(express.urlencoded({ extended: false, limit: '64kb' }));
+  router.use(guardFormPosts(config.origin, UPLOAD_PATHS));
+}
+
+/**
+ * Every page counts against the client address's budget: the public API's rate, on a
+ * counter of its own; refused requests get the error page in the site's layout.
+ */
+function pageLimiter(deps: PagesDeps): SyncedLimiter {
+  const { config } = deps;
+  return createLimiter({
+    pool: deps.pool,
+    clock: deps.clock,
     name: 'pages',
     limit: config.limits.publicPerMinute,
     windowMs: 60_000,
@@ -94,17 +134,10 @@ export function pagesRouter(deps: PagesDeps): Router {
       });
     },
   });
-  router.use(limiter);
-  // Anonymous visitors share the pages (no cookie, so nothing personal in them), answered from
-  // memory before any session work; everyone else's are built for them (and compressed).
-  router.use(deps.responses.middleware({ anonymousOnly: true, limiter }));
-  router.use(deps.session, loadSessionAccount(prisma), moderationLink(prisma), provideCsrfToken);
-  router.use(express.urlencoded({ extended: false, limit: '64kb' }));
-  router.use(guardFormPosts(config.origin, UPLOAD_PATHS));
-  // Screenshots are streamed to DATA_DIR/uploads while they arrive, on the two routes taking them.
-  const screenshotUpload = screenshotUploads(config.dataDir);
+}
 
-  // The public site.
+/** The public site. */
+function mountPublicSite(router: Router, site: SitePagesDeps): void {
   router.get(['/favicon.ico', '/favicon.svg'], favicon);
   router.get('/', browserCachedPage, directoryPage(site));
   router.get('/categories/:slug', browserCachedPage, categoryPage(site));
@@ -115,35 +148,34 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get(PAGE_PATHS.agentGuideReference, agentGuideReferencePage(site));
   router.get('/problems', browserCachedPage, problemsPage(site));
   router.get('/problems/:code', browserCachedPage, problemPage(site));
+}
 
-  // Signing in and out.
+/** Signing in and out. */
+function mountSignIn(router: Router, signIn: SignInPageDeps): void {
   router.get(PAGE_PATHS.signIn, signInPage(signIn));
   router.post(PAGE_PATHS.signIn, signInClientLimit(signIn), signInAddressLimit(signIn), sendSignInLink(signIn));
   router.get(PAGE_PATHS.signInVerify, verifySignIn(signIn));
   router.post('/sign-out', signOut);
   router.get(SIGNED_OUT_PATH, signedOutPage);
+}
 
-  // Agent keys.
+/** Agent keys. */
+function mountKeys(router: Router, keys: KeysPageDeps): void {
   router.get(KEYS_PAGE_PATH, requireSignedInPage, keysPage(keys));
   router.post(`${KEYS_PAGE_PATH}/keys`, requireSignedInForm(KEYS_PAGE_PATH), keyIssuePost(keys));
   router.post(`${KEYS_PAGE_PATH}/keys/:id/revoke`, requireSignedInForm(KEYS_PAGE_PATH), keyRevokePost(keys));
   router.post(`${KEYS_PAGE_PATH}/keys/:id/replace`, requireSignedInForm(KEYS_PAGE_PATH), keyReplacePost(keys));
+}
 
+/** Reports: contributing one, and the author's own. */
+function mountReports(router: Router, reports: ReportFormDeps, screenshotUpload: RequestHandler): void {
   // Contributing a report. The form takes screenshots, so its token is checked after the
   // multipart body is read. Its POST is also the merchant search without JavaScript.
-  const reports = {
-    prisma,
-    clock,
-    baseUrl: config.baseUrl,
-    dataDir: config.dataDir,
-    browserQuota: deps.quotas.browser,
-    agentQuota: deps.quotas.agent,
-    addressSecret: config.sessionSecret,
-  };
   router.get(PAGE_PATHS.newReport, requireSignedInPage, newReportPage(reports));
   router.post(PAGE_PATHS.newReport, requireSignedInPage, screenshotUpload, verifyCsrfToken, newReportPost(reports));
 
   // The author's own reports: the list, one report, its screenshots, changing it (as the API's PUT).
+  const { prisma } = reports;
   router.get(MY_REPORTS_PATH, requireSignedInPage, myReportsPage({ prisma }));
   router.post(NOTIFICATIONS_PATH, requireSignedInForm(MY_REPORTS_PATH), notificationsPost({ prisma }));
   router.get('/reports', (_req, res) => res.redirect(302, MY_REPORTS_PATH));
@@ -151,9 +183,10 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.get('/reports/:id/screenshots/:screenshotId', requireSignedInPage, reportScreenshot(reports));
   router.get('/reports/:id/edit', requireSignedInPage, editReportPage(reports));
   router.post('/reports/:id/edit', requireSignedInForm(MY_REPORTS_PATH), screenshotUpload, verifyCsrfToken, editReportPost(reports));
+}
 
-  // Owners: claims of a shop's or an agent vendor's website, and what a verified one allows.
-  const owners = { prisma, clock, baseUrl: config.baseUrl, fetcher: deps.fetcher };
+/** Owners: claims of a shop's or an agent vendor's website, and what a verified one allows. */
+function mountOwners(router: Router, owners: ClaimPagesDeps): void {
   router.get('/claims/new', requireSignedInPage, claimStartPage(owners));
   router.post('/claims', requireSignedInForm(OWNER_PAGE_PATH), claimStartPost(owners));
   router.get('/claims/:id', requireSignedInPage, claimPage(owners));
@@ -164,9 +197,4 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.post(`${OWNER_PAGE_PATH}/:id/correction`, requireSignedInForm(OWNER_PAGE_PATH), correctionPost(owners));
   router.get(`${OWNER_PAGE_PATH}/:id/reports`, requireSignedInPage, replyPage(owners));
   router.post(`${OWNER_PAGE_PATH}/:id/reports/:reportId/reply`, requireSignedInForm(OWNER_PAGE_PATH), replyPost(owners));
-
-  // The moderators' pages (/moderation is the name people guess for them).
-  router.get('/moderation', (_req, res) => res.redirect(302, '/admin'));
-  router.use('/admin', adminRouter({ prisma, clock, dataDir: config.dataDir }));
-  return router;
 }

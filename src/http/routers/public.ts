@@ -1,5 +1,5 @@
 // The public read-only directory API (spec 4.1): no account, cacheable, problem+json errors.
-// Reads as an index of the endpoints; handlers are the functions right below it.
+// Reads as an index of the endpoints, by family; the helpers they share are at the end.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
@@ -49,24 +49,15 @@ const cacheable: RequestHandler = (req, res, next) => {
 
 export function publicRouter(deps: PublicDeps): Router {
   const router = Router();
-  const ctx = (): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() });
-  const query = <T>(res: Response) => res.locals.query as T;
-  // A page of a list, with its first/prev/next/last links.
-  const sendList = (req: Request, res: Response, list: ReturnType<typeof listEnvelope>) => {
-    res.set('Link', pageLinks(deps.baseUrl, req, list)).json(list);
-  };
-  /** The merchants a page of merchants or reports shows: their changes drop it from the cache at once. */
-  const shows = (res: Response, data: readonly unknown[]) =>
-    cacheShows(
-      res,
-      data.map((item) => {
-        const row = item as { id: string; merchant?: { id: string } };
-        return row.merchant?.id ?? row.id;
-      }),
-    );
-
   router.use(deps.limiter, cacheable, deps.cache);
+  mountIndex(router, deps);
+  mountDirectory(router, deps);
+  mountReports(router, deps);
+  return router;
+}
 
+/** The API's index and the contribution schema. */
+function mountIndex(router: Router, deps: PublicDeps): void {
   // The API's index: where everything is (RFC 8631 links to its description and documentation).
   router.get('/', async (_req, res) => {
     res.set('Link', apiIndexLinks(deps)).json(apiIndex(deps, (await listDumps(deps.dataDir)).length > 0));
@@ -75,25 +66,25 @@ export function publicRouter(deps: PublicDeps): Router {
   router.get('/contribution-schema', (_req, res) => {
     res.json(contributionSchema(deps.baseUrl, deps.limits));
   });
+}
 
+/** The directory: categories, merchants (with one agent's), agents. */
+function mountDirectory(router: Router, deps: PublicDeps): void {
   router.get('/categories', validateQuery(pageOnly), async (req, res) => {
     const { page } = query<{ page: number }>(res);
-    const { total, data } = await categories(ctx(), page);
-    sendList(req, res, listEnvelope(deps, data, total, page));
+    const { total, data } = await categories(directoryContext(deps), page);
+    sendList(deps, req, res, listEnvelope(deps, data, total, page));
   });
-
-  const search = async (q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[] }> =>
-    q.view === 'compact' ? searchDirectoryCompact(ctx(), q, agent) : searchDirectory(ctx(), q, agent);
 
   router.get('/merchants', validateQuery(merchantQuery), async (req, res) => {
     const q = query<MerchantQuery>(res);
-    const { total, data } = await search(q);
+    const { total, data } = await search(deps, q);
     shows(res, data);
-    sendList(req, res, listEnvelope(deps, data, total, q.page));
+    sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 
   router.get('/merchants/:slugOrId', validateQuery(merchantDetailQuery), async (req: Request<{ slugOrId: string }>, res) => {
-    const merchant = await merchantProfile(ctx(), req.params.slugOrId, query<MerchantDetailQuery>(res).independent);
+    const merchant = await merchantProfile(directoryContext(deps), req.params.slugOrId, query<MerchantDetailQuery>(res).independent);
     // Built from this merchant alone: other merchants' changes keep it cached.
     cacheScope(res, [merchant.id]);
     res.json({ data: merchant, ...notice(deps) });
@@ -101,32 +92,64 @@ export function publicRouter(deps: PublicDeps): Router {
 
   router.get('/agents', validateQuery(pageOnly), async (req, res) => {
     const { page } = query<{ page: number }>(res);
-    const { total, data } = await agents(ctx(), page);
-    sendList(req, res, listEnvelope(deps, data, total, page));
+    const { total, data } = await agents(directoryContext(deps), page);
+    sendList(deps, req, res, listEnvelope(deps, data, total, page));
   });
 
   router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
-    const agent = await activeAgent(ctx(), req.params.slug);
+    const agent = await activeAgent(directoryContext(deps), req.params.slug);
     const q = query<MerchantQuery>(res);
-    const { total, data } = await search(q, agent);
+    const { total, data } = await search(deps, q, agent);
     shows(res, data);
-    sendList(req, res, listEnvelope(deps, data, total, q.page));
+    sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
+}
 
+/** The public reports: the recent ones (or one merchant's), and one. */
+function mountReports(router: Router, deps: PublicDeps): void {
   router.get('/reports', validateQuery(reportQuery), async (req, res) => {
     const q = query<ReportQuery>(res);
-    const { total, data } = await recentReports(ctx(), q);
+    const { total, data } = await recentReports(directoryContext(deps), q);
     // One merchant's reports change with that merchant alone.
     if (q.merchant) cacheScope(res, [q.merchant]);
     else shows(res, data);
-    sendList(req, res, listEnvelope(deps, data, total, q.page));
+    sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 
   router.get('/reports/:id', async (req: Request<{ id: string }>, res) => {
-    const report = await publicReport(ctx(), req.params.id);
+    const report = await publicReport(directoryContext(deps), req.params.id);
     cacheScope(res, [report.merchant.id]);
     res.json({ data: report, ...notice(deps) });
   });
+}
 
-  return router;
+/** What the directory's services read, with this request's time. */
+function directoryContext(deps: PublicDeps): DirectoryContext {
+  return { prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() };
+}
+
+/** The query validateQuery parsed. */
+function query<T>(res: Response): T {
+  return res.locals.query as T;
+}
+
+/** A page of a list, with its first/prev/next/last links. */
+function sendList(deps: PublicDeps, req: Request, res: Response, list: ReturnType<typeof listEnvelope>): void {
+  res.set('Link', pageLinks(deps.baseUrl, req, list)).json(list);
+}
+
+/** The merchants a page of merchants or reports shows: their changes drop it from the cache at once. */
+function shows(res: Response, data: readonly unknown[]): void {
+  cacheShows(
+    res,
+    data.map((item) => {
+      const row = item as { id: string; merchant?: { id: string } };
+      return row.merchant?.id ?? row.id;
+    }),
+  );
+}
+
+/** A page of merchants, full or compact, of the whole directory or one agent's. */
+async function search(deps: PublicDeps, q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[] }> {
+  return q.view === 'compact' ? searchDirectoryCompact(directoryContext(deps), q, agent) : searchDirectory(directoryContext(deps), q, agent);
 }
