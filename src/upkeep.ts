@@ -97,6 +97,15 @@ export async function runUpkeep(
   }
 }
 
+/** What every step of a pass works with: the database, the pass's time, the log, and how a failed step is counted. */
+interface PassContext {
+  database: Pick<Database, 'pool' | 'prisma'>;
+  now: Date;
+  logger: Logger;
+  failed: (step: Parameters<typeof upkeepMetrics.failed>[0]) => void;
+}
+
+/** The pass's steps, in order, each logging its own failure; returns the number of summaries recomputed. */
 async function upkeepSteps(
   database: Pick<Database, 'pool' | 'prisma'>,
   now: Date,
@@ -105,10 +114,36 @@ async function upkeepSteps(
 ): Promise<number> {
   const pass = upkeepMetrics.stopwatch();
   let failures = 0;
-  const failed = (step: Parameters<typeof upkeepMetrics.failed>[0]) => {
+  const failed: PassContext['failed'] = (step) => {
     failures += 1;
     upkeepMetrics.failed(step);
   };
+  const context: PassContext = { database, now, logger, failed };
+  const refreshed = await refreshSummaries(context, signal);
+  await pruneTables(context);
+  // Owners' claims due for their scheduled re-check (a failed one starts a grace period, and a
+  // claim whose grace ended lapses), once across instances, under this pass's lock.
+  if (fetcher) await recheckClaims(context, fetcher);
+  // Owners' daily digests of newly approved reports, queued in the mail outbox (the service's
+  // outbox pass sends them); the links need the public address.
+  if (baseUrl) await queueDigests(context, baseUrl);
+  // Screenshots of form drafts no live session refers to (signed out, expired) go even when
+  // nobody opens the form, which sweeps too.
+  if (dataDir) await sweepScreenshots(context, dataDir);
+  // The day's dump, once per UTC day (the first pass that finds it missing; one instance, under
+  // this pass's lock), so the newest dump /llms.txt and /api/v1 link exists from the first pass
+  // after a fresh start. Pruning runs even on a day whose dump failed.
+  if (dataDir && baseUrl) {
+    await dailyDump(context, dataDir, baseUrl);
+  } else if (dataDir) {
+    logger.warn('no daily open-data dump: the upkeep was not given the base URL');
+  }
+  upkeepMetrics.passDone(pass(), failures, now);
+  return refreshed;
+}
+
+/** Recomputes the summaries whose recency decay moved on; returns how many (0 when the refresh failed). */
+async function refreshSummaries({ database, now, logger, failed }: PassContext, signal: AbortSignal | undefined): Promise<number> {
   let refreshed = 0;
   const refresh = upkeepMetrics.stopwatch();
   try {
@@ -120,6 +155,11 @@ async function upkeepSteps(
     failed('summaries');
     logger.error({ err: error }, 'summary refresh failed');
   }
+  return refreshed;
+}
+
+/** Deletes the rows that only grow: ended rate-limit windows, old sign-in links, old address hashes. */
+async function pruneTables({ database, now, logger, failed }: PassContext): Promise<void> {
   await pruneRateLimitCounters(database.pool, now).catch((error: unknown) => {
     failed('rate-limit-prune');
     logger.error({ err: error }, 'rate-limit pruning failed');
@@ -133,70 +173,62 @@ async function upkeepSteps(
     failed('address-hash-prune');
     logger.error({ err: error }, 'address hash pruning failed');
   });
-  // Owners' claims due for their scheduled re-check (a failed one starts a grace period, and a
-  // claim whose grace ended lapses), once across instances, under this pass's lock.
-  if (fetcher) {
-    await recheckDueClaims({ prisma: database.prisma, fetcher }, now).then(
-      ({ checked, lapsed }) => {
-        if (checked > 0) logger.info({ checked, lapsed }, 're-checked owners’ claims');
-      },
-      (error: unknown) => {
-        failed('claim-rechecks');
-        logger.error({ err: error }, 'claim re-checks failed');
-      },
-    );
-  }
-  // Owners' daily digests of newly approved reports, queued in the mail outbox (the service's
-  // outbox pass sends them); the links need the public address.
-  if (baseUrl) {
-    await queueOwnerDigests(database.prisma, now, baseUrl).then(
-      ({ queued }) => {
-        if (queued > 0) logger.info({ queued }, 'queued owners’ digests');
-      },
-      (error: unknown) => {
-        failed('owner-digests');
-        logger.error({ err: error }, 'owner digests failed');
-      },
-    );
-  }
-  // Screenshots of form drafts no live session refers to (signed out, expired) go even when
-  // nobody opens the form, which sweeps too.
-  if (dataDir) {
-    await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => {
-      failed('screenshot-sweep');
-      logger.error({ err: error }, 'pending screenshot sweep failed');
-    });
-    // Uploads a process that died mid-request left in DATA_DIR/uploads (real clock: file times).
-    await sweepAbandonedUploads(dataDir).catch((error: unknown) => {
-      failed('screenshot-sweep');
-      logger.error({ err: error }, 'abandoned upload sweep failed');
-    });
-  }
-  // The day's dump, once per UTC day (the first pass that finds it missing; one instance, under
-  // this pass's lock), so the newest dump /llms.txt and /api/v1 link exists from the first pass
-  // after a fresh start. Pruning runs even on a day whose dump failed.
-  if (dataDir && baseUrl) {
-    try {
-      if (!(await hasDumpOf(dataDir, now))) {
-        const { file, bytes } = await writeDump({ prisma: database.prisma, dataDir, baseUrl }, now);
-        logger.info({ file, bytes }, 'wrote the daily open-data dump');
-      }
-    } catch (error) {
-      failed('dump');
-      logger.error({ err: error }, 'daily open-data dump failed');
+}
+
+async function recheckClaims({ database, now, logger, failed }: PassContext, fetcher: Fetcher): Promise<void> {
+  await recheckDueClaims({ prisma: database.prisma, fetcher }, now).then(
+    ({ checked, lapsed }) => {
+      if (checked > 0) logger.info({ checked, lapsed }, 're-checked owners’ claims');
+    },
+    (error: unknown) => {
+      failed('claim-rechecks');
+      logger.error({ err: error }, 'claim re-checks failed');
+    },
+  );
+}
+
+async function queueDigests({ database, now, logger, failed }: PassContext, baseUrl: string): Promise<void> {
+  await queueOwnerDigests(database.prisma, now, baseUrl).then(
+    ({ queued }) => {
+      if (queued > 0) logger.info({ queued }, 'queued owners’ digests');
+    },
+    (error: unknown) => {
+      failed('owner-digests');
+      logger.error({ err: error }, 'owner digests failed');
+    },
+  );
+}
+
+async function sweepScreenshots({ database, now, logger, failed }: PassContext, dataDir: string): Promise<void> {
+  await sweepPending(database.prisma, dataDir, now).catch((error: unknown) => {
+    failed('screenshot-sweep');
+    logger.error({ err: error }, 'pending screenshot sweep failed');
+  });
+  // Uploads a process that died mid-request left in DATA_DIR/uploads (real clock: file times).
+  await sweepAbandonedUploads(dataDir).catch((error: unknown) => {
+    failed('screenshot-sweep');
+    logger.error({ err: error }, 'abandoned upload sweep failed');
+  });
+}
+
+/** Writes the day's dump unless it exists, then deletes the oldest beyond KEPT_DUMPS. */
+async function dailyDump({ database, now, logger, failed }: PassContext, dataDir: string, baseUrl: string): Promise<void> {
+  try {
+    if (!(await hasDumpOf(dataDir, now))) {
+      const { file, bytes } = await writeDump({ prisma: database.prisma, dataDir, baseUrl }, now);
+      logger.info({ file, bytes }, 'wrote the daily open-data dump');
     }
-    await pruneDumps(dataDir, KEPT_DUMPS).then(
-      (deleted) => {
-        if (deleted.length > 0) logger.info({ deleted }, 'deleted open-data dumps beyond the newest few');
-      },
-      (error: unknown) => {
-        failed('dump-prune');
-        logger.error({ err: error }, 'open-data dump pruning failed');
-      },
-    );
-  } else if (dataDir) {
-    logger.warn('no daily open-data dump: the upkeep was not given the base URL');
+  } catch (error) {
+    failed('dump');
+    logger.error({ err: error }, 'daily open-data dump failed');
   }
-  upkeepMetrics.passDone(pass(), failures, now);
-  return refreshed;
+  await pruneDumps(dataDir, KEPT_DUMPS).then(
+    (deleted) => {
+      if (deleted.length > 0) logger.info({ deleted }, 'deleted open-data dumps beyond the newest few');
+    },
+    (error: unknown) => {
+      failed('dump-prune');
+      logger.error({ err: error }, 'open-data dump pruning failed');
+    },
+  );
 }

@@ -158,24 +158,20 @@ async function chosenPort(dir: string, onChosen?: (port: number) => void): Promi
 /** Restarts after an unexpected exit: 0.5 s, 1 s, 2 s … at most 30 s apart. */
 const RESTART_BACKOFF_MS = (attempt: number) => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
 
-export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const dir = path.resolve(options.dir);
-  await ensureTraversable(dir);
-  const password = await persistedPassword(dir);
-  const logs: string[] = [];
-  const url = (port: number) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  const initialised = existsSync(path.join(dir, 'PG_VERSION'));
-  // A server that holds the data already is asked first: choosing a port before knowing found
-  // the remembered one in use (by that very server) and rewrote DATA_DIR/postgres.port with
-  // another, on every `npm run admin` beside a running service.
-  const holder = initialised ? runningServer(dir) : null;
-  if (holder && !isOrphaned(holder.pid)) {
-    // Another process (a running `npm start`) serves this data: share it, never stop it.
-    return { url: url(holder.port), attached: true, stop: async () => undefined };
-  }
-  const port = options.port ?? (await chosenPort(dir, options.onPortChosen));
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
+/** Connection URL of the `postgres` database on the server at `port`. */
+function serverUrl(password: string, port: number): string {
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
+/** The library's options for the cluster in `dir`; its last 50 lines of output are kept in `logs`. */
+function serverOptions(
+  dir: string,
+  password: string,
+  port: number,
+  options: EmbeddedOptions,
+  logs: string[],
+): ConstructorParameters<EmbeddedPostgresClass>[0] {
+  return {
     databaseDir: dir,
     user: 'postgres',
     password,
@@ -196,7 +192,88 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     onError: (error: unknown) => {
       logs.push(String(error));
     },
-  });
+  };
+}
+
+/**
+ * A started server, counted in `running` until stopped. PostgreSQL that exits on its own
+ * (killed, crashed) is started again, with backoff; the pool and the version listener
+ * reconnect by themselves, and requests meanwhile get 503s.
+ */
+class Supervisor {
+  private readonly handle: { process?: ChildProcess };
+  private stopped = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly server: InstanceType<EmbeddedPostgresClass>,
+    private readonly options: EmbeddedOptions,
+  ) {
+    this.handle = server as unknown as { process?: ChildProcess };
+    running.add(this.handle);
+    this.supervise();
+  }
+
+  /** Restarts the server when its current process exits unasked. */
+  private supervise(): void {
+    this.handle.process?.once('exit', (code, signal) => {
+      if (this.stopped) return;
+      // The library would otherwise wait for this process to exit again on stop().
+      this.handle.process = undefined;
+      this.options.onExit?.({ code, signal });
+      this.restart(0);
+    });
+  }
+
+  /** Starts the server again after the backoff for `attempt`; a failed start tries again, later. */
+  private restart(attempt: number): void {
+    this.restartTimer = setTimeout(() => {
+      if (this.stopped) return;
+      this.server.start().then(
+        () => {
+          if (this.stopped) {
+            void this.server.stop();
+            return;
+          }
+          this.supervise();
+          this.options.onRestart?.(attempt + 1);
+        },
+        () => {
+          this.handle.process = undefined;
+          this.restart(attempt + 1);
+        },
+      );
+    }, RESTART_BACKOFF_MS(attempt));
+    this.restartTimer.unref();
+  }
+
+  /** Ends the supervision, then stops the server. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.server.stop();
+    running.delete(this.handle);
+  }
+}
+
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(options.dir);
+  await ensureTraversable(dir);
+  const password = await persistedPassword(dir);
+  const logs: string[] = [];
+  const initialised = existsSync(path.join(dir, 'PG_VERSION'));
+  // A server that holds the data already is asked first: choosing a port before knowing found
+  // the remembered one in use (by that very server) and rewrote DATA_DIR/postgres.port with
+  // another, on every `npm run admin` beside a running service.
+  const holder = initialised ? runningServer(dir) : null;
+  if (holder && !isOrphaned(holder.pid)) {
+    // Another process (a running `npm start`) serves this data: share it, never stop it.
+    return { url: serverUrl(password, holder.port), attached: true, stop: async () => undefined };
+  }
+  const port = options.port ?? (await chosenPort(dir, options.onPortChosen));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgres(serverOptions(dir, password, port, options, logs));
 
   if (!initialised) await server.initialise();
   else if (holder) await stopServer(holder, dir);
@@ -207,53 +284,11 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
       `embedded PostgreSQL did not start on port ${port}: ${logs.join(' ').trim().slice(-500) || 'no output'}`,
     );
   }
-  const handle = server as unknown as { process?: ChildProcess };
-  running.add(handle);
-  let stopped = false;
-  let restartTimer: NodeJS.Timeout | undefined;
-
-  // PostgreSQL that exits on its own (killed, crashed) is started again, with backoff; the
-  // pool and the version listener reconnect by themselves, and requests meanwhile get 503s.
-  const supervise = () => {
-    handle.process?.once('exit', (code, signal) => {
-      if (stopped) return;
-      // The library would otherwise wait for this process to exit again on stop().
-      handle.process = undefined;
-      options.onExit?.({ code, signal });
-      restart(0);
-    });
-  };
-  const restart = (attempt: number) => {
-    restartTimer = setTimeout(() => {
-      if (stopped) return;
-      server.start().then(
-        () => {
-          if (stopped) {
-            void server.stop();
-            return;
-          }
-          supervise();
-          options.onRestart?.(attempt + 1);
-        },
-        () => {
-          handle.process = undefined;
-          restart(attempt + 1);
-        },
-      );
-    }, RESTART_BACKOFF_MS(attempt));
-    restartTimer.unref();
-  };
-  supervise();
+  const supervisor = new Supervisor(server, options);
   return {
-    url: url(port),
+    url: serverUrl(password, port),
     attached: false,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(restartTimer);
-      await server.stop();
-      running.delete(handle);
-    },
+    stop: () => supervisor.stop(),
   };
 }
 

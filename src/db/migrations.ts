@@ -218,6 +218,7 @@ export async function applyMigrations(url: string, dir = migrationsDir, options:
   }
 }
 
+/** Applies the pending migrations on a session of its own, under Prisma Migrate's lock; returns their names. */
 async function applyLocked(
   url: string,
   committed: CommittedMigration[],
@@ -228,105 +229,131 @@ async function applyLocked(
   client.on('error', () => undefined); // as the holder's
   await client.connect();
   try {
-    // Released when this session ends.
-    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
-    // Only now: waiting for another deploy's advisory lock above is meant to take its time.
-    await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
-    // Schema-qualified from here on: a migration script may change the search_path.
-    const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
-    if (!schema) throw new MigrationError('no schema to migrate: the search_path names no existing schema');
-    const table = `${quoteIdent(schema)}.${quoteIdent(MIGRATIONS_TABLE)}`;
-    await ensureMigrationsTable(client, schema, table);
-
+    const table = await prepareSession(client, lockTimeoutMs);
     const { rows } = await client.query<MigrationRow>(
       `SELECT id, checksum, migration_name, logs, started_at, finished_at, rolled_back_at
          FROM ${table} ORDER BY started_at, migration_name`,
     );
     const current = rows.filter((row) => row.rolled_back_at === null);
-
-    const failed = current.filter((row) => row.finished_at === null);
-    if (failed.length > 0) {
-      const details = failed
-        .map((row) => {
-          const logs = row.logs?.trim();
-          return `the migration ${row.migration_name} started at ${row.started_at.toISOString()} failed` + (logs ? `:\n${logs}` : '');
-        })
-        .join('\n');
-      const names = failed.map((row) => `'${row.migration_name.replaceAll("'", "''")}'`).join(', ');
-      throw new MigrationError(
-        `a migration failed in this database, so none are applied until it is resolved (P3009): ${details}\n` +
-          'Repair the database, then mark the failed row rolled back to have the migration applied again ' +
-          `(UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name IN (${names}) AND finished_at IS NULL ` +
-          'AND rolled_back_at IS NULL; or `prisma migrate resolve --rolled-back <name>`), or, if its changes were completed by hand, ' +
-          'finished (`prisma migrate resolve --applied <name>`).',
-      );
-    }
-
+    refuseFailed(current);
     const scripts = new Map(committed.map((m) => [m.name, m.script]));
-    const edited = current.filter((row) => {
-      const script = scripts.get(row.migration_name);
-      return script !== undefined && !matchesChecksum(script, row.checksum);
-    });
-    if (edited.length > 0) {
-      const names = [...new Set(edited.map((row) => row.migration_name))].join(', ');
-      throw new MigrationError(
-        `migration${edited.length === 1 ? '' : 's'} ${names} changed after being applied (the checksum recorded in ` +
-          `_prisma_migrations no longer matches migration.sql), so none were applied: restore the committed file, ` +
-          `and put any further change in a new migration`,
-      );
-    }
-
-    const unknown = [...new Set(current.map((row) => row.migration_name).filter((name) => !scripts.has(name)))];
-    if (unknown.length > 0) {
-      warn(
-        `the database has applied migration${unknown.length === 1 ? '' : 's'} that the migrations directory does not have ` +
-          `(a newer release's?): ${unknown.join(', ')}`,
-      );
-    }
+    refuseEdited(current, scripts);
+    warnUnknown(current, scripts, warn);
 
     const applied = new Set(current.map((row) => row.migration_name));
     const appliedNow: string[] = [];
     for (const { name, script } of committed) {
       if (applied.has(name)) continue;
-      const id = randomUUID();
-      await client.query(
-        `INSERT INTO ${table} (id, checksum, started_at, migration_name) VALUES ($1, $2, now(), $3)`,
-        [id, migrationChecksum(script), name],
-      );
-      try {
-        await client.query(script);
-      } catch (error) {
-        // A script with its own BEGIN may have left its transaction open and aborted.
-        await client.query('ROLLBACK').catch(() => undefined);
-        const logs = scriptErrorLogs(error, script);
-        if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE && runsAsOneTransaction(script)) {
-          // Nothing of it was applied (one implicit transaction, rolled back): recorded as
-          // rolled back, not failed, so the next apply tries it again instead of refusing.
-          await client
-            .query(`UPDATE ${table} SET logs = $2, rolled_back_at = now() WHERE id = $1`, [id, logs])
-            .catch(() => undefined);
-          throw new MigrationError(
-            `migration ${name} could not take a lock within ${lockTimeoutMs} ms (a long transaction holds the table): ` +
-              'nothing of it was applied, and the next deploy applies it; end or wait out that transaction first:\n' +
-              logs,
-            { cause: error },
-          );
-        }
-        await client.query(`UPDATE ${table} SET logs = $2 WHERE id = $1`, [id, logs]).catch(() => undefined);
-        throw new MigrationError(`migration ${name} failed (recorded as failed in _prisma_migrations):\n${logs}`, {
-          cause: error,
-        });
-      }
-      await client.query(
-        `UPDATE ${table} SET applied_steps_count = applied_steps_count + 1, finished_at = now() WHERE id = $1`,
-        [id],
-      );
+      await applyMigration(client, table, name, script, lockTimeoutMs);
       appliedNow.push(name);
     }
     return appliedNow;
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Takes Prisma Migrate's lock, sets the lock_timeout and makes sure `_prisma_migrations`
+ * exists; returns its schema-qualified name.
+ */
+async function prepareSession(client: pg.Client, lockTimeoutMs: number): Promise<string> {
+  // Released when this session ends.
+  await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK_KEY]);
+  // Only now: waiting for another deploy's advisory lock above is meant to take its time.
+  await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
+  // Schema-qualified from here on: a migration script may change the search_path.
+  const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+  if (!schema) throw new MigrationError('no schema to migrate: the search_path names no existing schema');
+  const table = `${quoteIdent(schema)}.${quoteIdent(MIGRATIONS_TABLE)}`;
+  await ensureMigrationsTable(client, schema, table);
+  return table;
+}
+
+/** Refuses (P3009) while a migration has failed: a current row without finished_at. */
+function refuseFailed(current: MigrationRow[]): void {
+  const failed = current.filter((row) => row.finished_at === null);
+  if (failed.length === 0) return;
+  const details = failed
+    .map((row) => {
+      const logs = row.logs?.trim();
+      return `the migration ${row.migration_name} started at ${row.started_at.toISOString()} failed` + (logs ? `:\n${logs}` : '');
+    })
+    .join('\n');
+  const names = failed.map((row) => `'${row.migration_name.replaceAll("'", "''")}'`).join(', ');
+  throw new MigrationError(
+    `a migration failed in this database, so none are applied until it is resolved (P3009): ${details}\n` +
+      'Repair the database, then mark the failed row rolled back to have the migration applied again ' +
+      `(UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name IN (${names}) AND finished_at IS NULL ` +
+      'AND rolled_back_at IS NULL; or `prisma migrate resolve --rolled-back <name>`), or, if its changes were completed by hand, ' +
+      'finished (`prisma migrate resolve --applied <name>`).',
+  );
+}
+
+/** Refuses when an applied migration's migration.sql no longer matches its recorded checksum. */
+function refuseEdited(current: MigrationRow[], scripts: Map<string, string>): void {
+  const edited = current.filter((row) => {
+    const script = scripts.get(row.migration_name);
+    return script !== undefined && !matchesChecksum(script, row.checksum);
+  });
+  if (edited.length === 0) return;
+  const names = [...new Set(edited.map((row) => row.migration_name))].join(', ');
+  throw new MigrationError(
+    `migration${edited.length === 1 ? '' : 's'} ${names} changed after being applied (the checksum recorded in ` +
+      `_prisma_migrations no longer matches migration.sql), so none were applied: restore the committed file, ` +
+      `and put any further change in a new migration`,
+  );
+}
+
+/** Warns about applied migrations that the directory does not have. */
+function warnUnknown(current: MigrationRow[], scripts: Map<string, string>, warn: (message: string) => void): void {
+  const unknown = [...new Set(current.map((row) => row.migration_name).filter((name) => !scripts.has(name)))];
+  if (unknown.length > 0) {
+    warn(
+      `the database has applied migration${unknown.length === 1 ? '' : 's'} that the migrations directory does not have ` +
+        `(a newer release's?): ${unknown.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * Applies one pending migration: inserts its row, runs the script, then marks the row finished;
+ * a failing script is recorded in the row and thrown as a MigrationError.
+ */
+async function applyMigration(client: pg.Client, table: string, name: string, script: string, lockTimeoutMs: number): Promise<void> {
+  const id = randomUUID();
+  await client.query(
+    `INSERT INTO ${table} (id, checksum, started_at, migration_name) VALUES ($1, $2, now(), $3)`,
+    [id, migrationChecksum(script), name],
+  );
+  try {
+    await client.query(script);
+  } catch (error) {
+    // A script with its own BEGIN may have left its transaction open and aborted.
+    await client.query('ROLLBACK').catch(() => undefined);
+    const logs = scriptErrorLogs(error, script);
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE && runsAsOneTransaction(script)) {
+      // Nothing of it was applied (one implicit transaction, rolled back): recorded as
+      // rolled back, not failed, so the next apply tries it again instead of refusing.
+      await client
+        .query(`UPDATE ${table} SET logs = $2, rolled_back_at = now() WHERE id = $1`, [id, logs])
+        .catch(() => undefined);
+      throw new MigrationError(
+        `migration ${name} could not take a lock within ${lockTimeoutMs} ms (a long transaction holds the table): ` +
+          'nothing of it was applied, and the next deploy applies it; end or wait out that transaction first:\n' +
+          logs,
+        { cause: error },
+      );
+    }
+    await client.query(`UPDATE ${table} SET logs = $2 WHERE id = $1`, [id, logs]).catch(() => undefined);
+    throw new MigrationError(`migration ${name} failed (recorded as failed in _prisma_migrations):\n${logs}`, {
+      cause: error,
+    });
+  }
+  await client.query(
+    `UPDATE ${table} SET applied_steps_count = applied_steps_count + 1, finished_at = now() WHERE id = $1`,
+    [id],
+  );
 }
 
 /**
