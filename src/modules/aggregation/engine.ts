@@ -143,51 +143,56 @@ const firstRegression = (versions: VersionFacts) => {
   return first ? { task: first.task, workedUpTo: first.workedUpTo, failsSince: first.failsSince } : null;
 };
 
-/**
- * The per-agent summary of one merchant from its approved reports (any order). The output holds
- * no account ids and no Date objects, so it can be stored as JSON and served as is.
- */
-export function computeAgentSummary(reports: readonly EvidenceReport[], options: SummaryOptions): AgentSummary {
-  const { now, reportUrl } = options;
+/** Each task's observations from the reports (observations.ts), assessed into its status, confidence and weights (task-status.ts). */
+function assessTasks(reports: readonly EvidenceReport[], now: Date): Record<TaskKey, TaskAssessment> {
   const byTask = new Map<TaskKey, Observation[]>(TASKS.map((task) => [task, []]));
   for (const report of reports) {
     for (const observation of observationsFor(report)) byTask.get(observation.task)?.push(observation);
   }
-
-  const assessments = Object.fromEntries(
+  return Object.fromEntries(
     TASKS.map((task) => [task, computeTaskCapability(byTask.get(task) ?? [], now)]),
   ) as Record<TaskKey, TaskAssessment>;
+}
 
-  const capabilities = Object.fromEntries(
+/** Each task as published: its assessment without the weights and score, its evidence as links. */
+function publishedCapabilities(assessments: Record<TaskKey, TaskAssessment>, reportUrl: SummaryOptions['reportUrl']): Record<TaskKey, TaskCapability> {
+  return Object.fromEntries(
     TASKS.map((task): [TaskKey, TaskCapability] => {
       const { evidenceReportIds, weights: _weights, score: _score, ...rest } = assessments[task];
       return [task, { ...rest, evidence: evidenceReportIds.map((reportId) => ({ reportId, url: reportUrl(reportId) })) }];
     }),
   ) as Record<TaskKey, TaskCapability>;
+}
 
-  const { status, task: statusTask } = agentStatusOf(assessments);
-  const { band, tasks: bandTasks } = scoreBandOf(assessments);
-
-  // The band's tasks plus the task behind the status: a summary reading "blocked, band cart"
-  // must not claim high confidence when the blocked checkout rests on one report.
+/**
+ * The lowest confidence among the band's tasks plus the task behind the status: a summary reading
+ * "blocked, band cart" must not claim high confidence when the blocked checkout rests on one report.
+ */
+function summaryConfidence(assessments: Record<TaskKey, TaskAssessment>, bandTasks: readonly TaskKey[], statusTask: TaskKey | null): Confidence {
   const confidenceTasks = [...new Set<TaskKey>([...bandTasks, ...(statusTask ? [statusTask] : [])])];
-  const confidence = confidenceTasks.length === 0 ? 'low' : lowestConfidence(confidenceTasks.map((task) => assessments[task].confidence));
+  return confidenceTasks.length === 0 ? 'low' : lowestConfidence(confidenceTasks.map((task) => assessments[task].confidence));
+}
 
+/** The rating: the mean score (Wilson lower bound of WORKS) over the tasks with any weight; 0 when none has. */
+function ratingOf(assessments: Record<TaskKey, TaskAssessment>): number {
   const weighted = TASKS.filter((task) => assessments[task].weights.total > 0);
   // To the four decimals the API publishes, stored so too: a recomputation a moment later
   // (decay moves every weight continuously) then finds the same rating and writes nothing.
-  const rating =
-    weighted.length === 0 ? 0 : Math.round((weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length) * 10_000) / 10_000;
+  return weighted.length === 0 ? 0 : Math.round((weighted.reduce((sum, task) => sum + assessments[task].score, 0) / weighted.length) * 10_000) / 10_000;
+}
 
-  const reach = reachOf(assessments, reports);
-  const versions = versionFacts(reports, now);
-
+/** Reports per overall outcome, and the total. */
+function outcomeCounts(reports: readonly EvidenceReport[]): OutcomeCounts {
   const counts = emptyCounts();
   for (const report of reports) {
     counts[report.outcome] += 1;
     counts.total += 1;
   }
+  return counts;
+}
 
+/** The newest test, report and evidence dates; all null when the summary is untested. */
+function summaryDates(reports: readonly EvidenceReport[], capabilities: Record<TaskKey, TaskCapability>, status: CapabilityStatus) {
   // Spec 2.4: an untested summary has null dates, even when reports without any task observation
   // (overall outcome only) exist; those still appear in counts and evidence.
   const untested = status === 'untested';
@@ -200,11 +205,34 @@ export function computeAgentSummary(reports: readonly EvidenceReport[], options:
         const at = capabilities[task].latestEvidenceAt;
         return at === null ? [] : [Date.parse(at)];
       })));
+  return { lastTestedAt, lastReportedAt, latestEvidenceAt };
+}
 
-  const evidence = [...reports]
+/** The newest reports (at most MAX_EVIDENCE_REFERENCES), as links. */
+function evidenceReferences(reports: readonly EvidenceReport[], reportUrl: SummaryOptions['reportUrl']): EvidenceReference[] {
+  return [...reports]
     .sort(compareNewestFirst)
     .slice(0, MAX_EVIDENCE_REFERENCES)
     .map((report) => ({ reportId: report.id, url: reportUrl(report.id) }));
+}
+
+/**
+ * The per-agent summary of one merchant from its approved reports (any order). The output holds
+ * no account ids and no Date objects, so it can be stored as JSON and served as is.
+ */
+export function computeAgentSummary(reports: readonly EvidenceReport[], options: SummaryOptions): AgentSummary {
+  const { now, reportUrl } = options;
+  const assessments = assessTasks(reports, now);
+  const capabilities = publishedCapabilities(assessments, reportUrl);
+  const { status, task: statusTask } = agentStatusOf(assessments);
+  const { band, tasks: bandTasks } = scoreBandOf(assessments);
+  const confidence = summaryConfidence(assessments, bandTasks, statusTask);
+  const rating = ratingOf(assessments);
+  const reach = reachOf(assessments, reports);
+  const versions = versionFacts(reports, now);
+  const counts = outcomeCounts(reports);
+  const { lastTestedAt, lastReportedAt, latestEvidenceAt } = summaryDates(reports, capabilities, status);
+  const evidence = evidenceReferences(reports, reportUrl);
 
   return {
     status,

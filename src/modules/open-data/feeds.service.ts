@@ -13,9 +13,9 @@ import { summaryVerdict } from '../aggregation/verdict.js';
 import { findActiveAgent } from '../catalog/catalog.repository.js';
 import { agentPageUrl, categoryPageUrl, DISCLAIMER, merchantPageUrl, methodologyUrl, type Links } from '../directory/notice.js';
 import { findPublicMerchant } from '../merchants/merchants.repository.js';
-import { latestApprovedReports } from '../reports/public-reports.repository.js';
+import { latestApprovedReports, type PublicReportRow } from '../reports/public-reports.repository.js';
 import { reportView } from '../reports/public-reports.service.js';
-import { currentVerdicts, latestStatusChanges } from './feeds.repository.js';
+import { currentVerdicts, latestStatusChanges, type StatusChangeRow, type StoredVerdict } from './feeds.repository.js';
 import { DATA_LICENCE } from './licence.js';
 import { SLUG_PATTERN } from '../../text.js';
 
@@ -73,6 +73,98 @@ async function resolveScope(prisma: PrismaClient, links: Links, scope: FeedScope
   }
 }
 
+/** The verdict on the agent at the merchant now, when it has public evidence there: the API's label. */
+function verdictNow(
+  verdicts: Map<string, StoredVerdict>,
+  verdictUrl: string,
+  row: { merchantId: string; agentId: string; agentName: string; merchantName: string },
+): string {
+  const stored = verdicts.get(`${row.merchantId}:${row.agentId}`);
+  if (!stored) return '';
+  const verdict = summaryVerdict(stored);
+  return `<p data-verdict="${verdict.colour}">${escapeHtml(row.agentName)} at ${escapeHtml(row.merchantName)} now: <strong>${escapeHtml(verdict.symbol)} ${escapeHtml(verdict.sentence)}</strong> (${escapeHtml(verdict.colour)}; ${escapeHtml(verdict.evidenceText)}; <a href="${escapeHtml(verdictUrl)}">how the verdict is made</a>).</p>`;
+}
+
+/** The entry of a newly approved report, ending with the verdict now (`verdict`, from verdictNow). */
+function reportEntry(links: Links, row: PublicReportRow & { approvedAt: Date }, verdict: string): Entry {
+  const report = reportView(links, row);
+  const page = merchantPageUrl(links, row.merchantSlug);
+  const tasks = TASKS.filter((t) => report.capabilityResults[t]).map(
+    (t) => `<li>${escapeHtml(TASK_LABELS[t])}: ${escapeHtml(OUTCOME_LABELS[report.capabilityResults[t]!])}</li>`,
+  );
+  return {
+    id: `urn:uuid:${report.id}`,
+    title: escapeHtml(`${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}${report.selfReported ? ' (self-reported)' : ''}`),
+    link: page,
+    date: row.approvedAt,
+    content: [
+      `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
+      report.selfReported
+        ? `<p><strong>Self-reported:</strong> by ${report.selfReportedBy === 'owner' ? 'the shop’s verified owner' : 'the agent’s verified vendor'}; not counted in the statuses.</p>`
+        : '',
+      tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
+      report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
+      verdict,
+      `<p><a href="${escapeHtml(report.url)}">The report (JSON)</a> · <a href="${escapeHtml(page)}">the merchant's page</a></p>`,
+      `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+    ].join(''),
+  };
+}
+
+/** The entry of a change written by the aggregation: a regression, or a status that changed; ending with the verdict now. */
+function changeEntry(links: Links, change: StatusChangeRow, verdict: string): Entry {
+  const page = merchantPageUrl(links, change.merchantSlug);
+  const what = change.task ? TASK_LABELS[change.task as TaskKey] : 'Overall status';
+  if (change.kind === 'regression') {
+    // Issue 37: a newer agent version fails a task an older one passed (agent-versions.ts).
+    return {
+      id: `urn:uuid:${change.id}`,
+      title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} regressed in version ${change.toStatus}`),
+      link: page,
+      date: change.changedAt,
+      content: [
+        `<p>A regression: <strong>${escapeHtml(what)}</strong> for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> worked up to version <strong>${escapeHtml(change.fromStatus)}</strong> and fails since version <strong>${escapeHtml(change.toStatus)}</strong>, by approved reports of the last ${REGRESSION_WINDOW_DAYS} days.</p>`,
+        verdict,
+        `<p><a href="${escapeHtml(methodologyUrl(links))}#versions">How versions and regressions are read</a></p>`,
+        `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+      ].join(''),
+    };
+  }
+  const from = CAPABILITY_STATUS_LABELS[change.fromStatus as CapabilityStatus];
+  const to = CAPABILITY_STATUS_LABELS[change.toStatus as CapabilityStatus];
+  return {
+    id: `urn:uuid:${change.id}`,
+    title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`),
+    link: page,
+    date: change.changedAt,
+    content: [
+      `<p>${escapeHtml(what)} for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> changed from <strong>${escapeHtml(from)}</strong> to <strong>${escapeHtml(to)}</strong>, as approved reports were added, changed or aged.</p>`,
+      verdict,
+      `<p><a href="${escapeHtml(methodologyUrl(links))}">How statuses are computed</a></p>`,
+      `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
+    ].join(''),
+  };
+}
+
+/** The Atom document of the scope (`where`, from resolveScope) with these entries, newest first. */
+function feedXml(links: Links, where: { title: string; page: string; self: string }, entries: Entry[]): string {
+  const feed = new Feed({
+    id: where.self,
+    title: xmlText(where.title),
+    description: `Newly approved reports and status changes. ${DISCLAIMER}`,
+    link: where.page,
+    feedLinks: { atom: where.self },
+    updated: entries[0]?.date ?? new Date(0),
+    copyright: `${DATA_LICENCE.name} — ${DATA_LICENCE.attribution}`,
+    author: { name: 'Agent-Compatibility Directory contributors', link: `${links.baseUrl}/` },
+    generator: false,
+  });
+  for (const entry of entries) {
+    feed.addItem({ id: entry.id, title: entry.title, link: entry.link, date: entry.date, content: entry.content });
+  }
+  return feed.atom1();
+}
+
 /** The feed's XML, and for a merchant's feed that merchant's id (it shows that merchant alone). */
 export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: FeedScope, now: Date): Promise<{ xml: string; merchantId: string | null }> {
   const where = await resolveScope(deps.prisma, deps, scope, now);
@@ -83,88 +175,11 @@ export async function atomFeed(deps: { prisma: PrismaClient } & Links, scope: Fe
   const pairs = new Map([...reports, ...changes].map((row) => [`${row.merchantId}:${row.agentId}`, { merchantId: row.merchantId, agentId: row.agentId }]));
   const verdicts = await currentVerdicts(deps.prisma, [...pairs.values()]);
   const verdictUrl = `${methodologyUrl(deps)}#verdict`;
-  /** The verdict on the agent at the merchant now, when it has public evidence there: the API's label. */
-  const verdictNow = (row: { merchantId: string; agentId: string; agentName: string; merchantName: string }) => {
-    const stored = verdicts.get(`${row.merchantId}:${row.agentId}`);
-    if (!stored) return '';
-    const verdict = summaryVerdict(stored);
-    return `<p data-verdict="${verdict.colour}">${escapeHtml(row.agentName)} at ${escapeHtml(row.merchantName)} now: <strong>${escapeHtml(verdict.symbol)} ${escapeHtml(verdict.sentence)}</strong> (${escapeHtml(verdict.colour)}; ${escapeHtml(verdict.evidenceText)}; <a href="${escapeHtml(verdictUrl)}">how the verdict is made</a>).</p>`;
-  };
   const entries: Entry[] = [
-    ...reports.map((row): Entry => {
-      const report = reportView(deps, row);
-      const page = merchantPageUrl(deps, row.merchantSlug);
-      const tasks = TASKS.filter((t) => report.capabilityResults[t]).map(
-        (t) => `<li>${escapeHtml(TASK_LABELS[t])}: ${escapeHtml(OUTCOME_LABELS[report.capabilityResults[t]!])}</li>`,
-      );
-      return {
-        id: `urn:uuid:${report.id}`,
-        title: escapeHtml(`${row.agentName} on ${row.merchantName}: ${OUTCOME_LABELS[report.outcome]}${report.selfReported ? ' (self-reported)' : ''}`),
-        link: page,
-        date: row.approvedAt,
-        content: [
-          `<p>A report was approved: <strong>${escapeHtml(row.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(row.merchantName)}</a>, overall <strong>${escapeHtml(OUTCOME_LABELS[report.outcome])}</strong>${report.testedAt ? `, tested ${report.testedAt}` : ''}.</p>`,
-          report.selfReported
-            ? `<p><strong>Self-reported:</strong> by ${report.selfReportedBy === 'owner' ? 'the shop’s verified owner' : 'the agent’s verified vendor'}; not counted in the statuses.</p>`
-            : '',
-          tasks.length ? `<ul>${tasks.join('')}</ul>` : '',
-          report.experience ? `<blockquote><p>${escapeHtml(report.experience)}</p></blockquote>` : '',
-          verdictNow(row),
-          `<p><a href="${escapeHtml(report.url)}">The report (JSON)</a> · <a href="${escapeHtml(page)}">the merchant's page</a></p>`,
-          `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
-        ].join(''),
-      };
-    }),
-    ...changes.map((change): Entry => {
-      const page = merchantPageUrl(deps, change.merchantSlug);
-      const what = change.task ? TASK_LABELS[change.task as TaskKey] : 'Overall status';
-      if (change.kind === 'regression') {
-        // Issue 37: a newer agent version fails a task an older one passed (agent-versions.ts).
-        return {
-          id: `urn:uuid:${change.id}`,
-          title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} regressed in version ${change.toStatus}`),
-          link: page,
-          date: change.changedAt,
-          content: [
-            `<p>A regression: <strong>${escapeHtml(what)}</strong> for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> worked up to version <strong>${escapeHtml(change.fromStatus)}</strong> and fails since version <strong>${escapeHtml(change.toStatus)}</strong>, by approved reports of the last ${REGRESSION_WINDOW_DAYS} days.</p>`,
-            verdictNow(change),
-            `<p><a href="${escapeHtml(methodologyUrl(deps))}#versions">How versions and regressions are read</a></p>`,
-            `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
-          ].join(''),
-        };
-      }
-      const from = CAPABILITY_STATUS_LABELS[change.fromStatus as CapabilityStatus];
-      const to = CAPABILITY_STATUS_LABELS[change.toStatus as CapabilityStatus];
-      return {
-        id: `urn:uuid:${change.id}`,
-        title: escapeHtml(`${change.agentName} on ${change.merchantName}: ${what} changed from ${from} to ${to}`),
-        link: page,
-        date: change.changedAt,
-        content: [
-          `<p>${escapeHtml(what)} for <strong>${escapeHtml(change.agentName)}</strong> on <a href="${escapeHtml(page)}">${escapeHtml(change.merchantName)}</a> changed from <strong>${escapeHtml(from)}</strong> to <strong>${escapeHtml(to)}</strong>, as approved reports were added, changed or aged.</p>`,
-          verdictNow(change),
-          `<p><a href="${escapeHtml(methodologyUrl(deps))}">How statuses are computed</a></p>`,
-          `<p><small>${escapeHtml(DISCLAIMER)}</small></p>`,
-        ].join(''),
-      };
-    }),
+    ...reports.map((row) => reportEntry(deps, row, verdictNow(verdicts, verdictUrl, row))),
+    ...changes.map((change) => changeEntry(deps, change, verdictNow(verdicts, verdictUrl, change))),
   ]
     .sort((a, b) => b.date.getTime() - a.date.getTime() || (a.id < b.id ? 1 : -1))
     .slice(0, FEED_ENTRIES);
-
-  const feed = new Feed({
-    id: where.self,
-    title: xmlText(where.title),
-    description: `Newly approved reports and status changes. ${DISCLAIMER}`,
-    link: where.page,
-    feedLinks: { atom: where.self },
-    updated: entries[0]?.date ?? new Date(0),
-    copyright: `${DATA_LICENCE.name} — ${DATA_LICENCE.attribution}`,
-    author: { name: 'Agent-Compatibility Directory contributors', link: `${deps.baseUrl}/` },
-    generator: false,
-  });
-  for (const entry of entries) {
-    feed.addItem({ id: entry.id, title: entry.title, link: entry.link, date: entry.date, content: entry.content });
-  }
-  return { xml: feed.atom1(), merchantId: 'merchantId' in where.filter ? (where.filter.merchantId ?? null) : null };
+  return { xml: feedXml(deps, where, entries), merchantId: 'merchantId' in where.filter ? (where.filter.merchantId ?? null) : null };
 }

@@ -60,15 +60,40 @@ export interface AppMetrics {
   readonly contentType: string;
 }
 
-export function createAppMetrics(deps: {
+interface AppMetricsDeps {
   pool: pg.Pool;
   clock: Clock;
   dataDir: string;
   /** Entries in the response cache now. */
   cacheEntries: () => number;
-}): AppMetrics {
+}
+
+export function createAppMetrics(deps: AppMetricsDeps): AppMetrics {
   const registry = new Registry();
   const registers = [registry];
+  const requests = requestMetrics(registers);
+  stateGauges(deps, registers);
+  const timing = timingOf(requests);
+
+  shareWithCluster([registry, processRegistry()]);
+  return {
+    registry,
+    timing,
+    contentType: registry.contentType,
+    async scrape() {
+      if (scrapesThroughPrimary()) return scrapeThroughPrimary();
+      return `${await registry.metrics()}\n${await processRegistry().metrics()}`;
+    },
+  };
+}
+
+/** What `timing` records of each request: its duration, and the response cache's result. */
+interface RequestMetrics {
+  duration: Histogram<'method' | 'route' | 'status_class'>;
+  cache: Counter<'result'>;
+}
+
+function requestMetrics(registers: Registry[]): RequestMetrics {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by method, route template ("unmatched" when no route answered) and status class, by duration until the last byte was handed to the OS.',
@@ -82,6 +107,11 @@ export function createAppMetrics(deps: {
     labelNames: ['result'],
     registers,
   });
+  return { duration, cache };
+}
+
+/** The gauges read when scraped: the response cache's size, the pool's connections and the newest dump's age. */
+function stateGauges(deps: AppMetricsDeps, registers: Registry[]): void {
   new Gauge({
     name: 'acd_response_cache_entries',
     help: 'Answers held in the response cache.',
@@ -90,32 +120,7 @@ export function createAppMetrics(deps: {
       this.set(deps.cacheEntries());
     },
   });
-  new Gauge({
-    name: 'acd_db_pool_connections',
-    help: 'Connections of the PostgreSQL pool, by state (in_use, idle).',
-    labelNames: ['state'],
-    registers,
-    collect() {
-      this.set({ state: 'idle' }, deps.pool.idleCount);
-      this.set({ state: 'in_use' }, deps.pool.totalCount - deps.pool.idleCount);
-    },
-  });
-  new Gauge({
-    name: 'acd_db_pool_max_connections',
-    help: 'Most connections the PostgreSQL pool opens.',
-    registers,
-    collect() {
-      this.set(deps.pool.options.max ?? 10);
-    },
-  });
-  new Gauge({
-    name: 'acd_db_pool_waiting_clients',
-    help: 'Queries waiting for a connection of the PostgreSQL pool.',
-    registers,
-    collect() {
-      this.set(deps.pool.waitingCount);
-    },
-  });
+  poolGauges(deps.pool, registers);
   new Gauge({
     name: 'acd_dump_age_seconds',
     help: 'Seconds since the newest open-data dump was written (NaN when there is none).',
@@ -125,8 +130,40 @@ export function createAppMetrics(deps: {
       this.set(await newestDumpAge(deps.dataDir, deps.clock.now()));
     },
   });
+}
 
-  const timing: RequestHandler = (req, res, next) => {
+function poolGauges(pool: pg.Pool, registers: Registry[]): void {
+  new Gauge({
+    name: 'acd_db_pool_connections',
+    help: 'Connections of the PostgreSQL pool, by state (in_use, idle).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'acd_db_pool_max_connections',
+    help: 'Most connections the PostgreSQL pool opens.',
+    registers,
+    collect() {
+      this.set(pool.options.max ?? 10);
+    },
+  });
+  new Gauge({
+    name: 'acd_db_pool_waiting_clients',
+    help: 'Queries waiting for a connection of the PostgreSQL pool.',
+    registers,
+    collect() {
+      this.set(pool.waitingCount);
+    },
+  });
+}
+
+/** Times a request from its start until its last byte, by route template, and counts its response-cache result. */
+function timingOf({ duration, cache }: RequestMetrics): RequestHandler {
+  return (req, res, next) => {
     const start = process.hrtime.bigint();
     watchRoute(req);
     res.once('finish', () => {
@@ -138,17 +175,6 @@ export function createAppMetrics(deps: {
       if (CACHE_RESULTS.has(result)) cache.inc({ result: result.toLowerCase().replaceAll('-', '_') });
     });
     next();
-  };
-
-  shareWithCluster([registry, processRegistry()]);
-  return {
-    registry,
-    timing,
-    contentType: registry.contentType,
-    async scrape() {
-      if (scrapesThroughPrimary()) return scrapeThroughPrimary();
-      return `${await registry.metrics()}\n${await processRegistry().metrics()}`;
-    },
   };
 }
 
