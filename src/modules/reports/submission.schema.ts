@@ -63,7 +63,7 @@ const reportFields = {
     .optional()
     .describe(FIELD_DESCRIPTIONS.testedAt),
   agentVersion: known(text(100)).describe(FIELD_DESCRIPTIONS.agentVersion).optional(),
-  // A country name or code, stored as the alpha-2 code (regions.ts); anything else is refused.
+  // A country name or code, stored as the alpha-2 code (countries.ts); anything else is refused.
   region: known(text(100))
     .overwrite((value) => countryCode(value) ?? value)
     // Only for text that passed the rules above: one refusal per problem.
