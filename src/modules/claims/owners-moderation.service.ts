@@ -28,6 +28,25 @@ export async function pendingReplies(ctx: Pick<ChangeContext, 'prisma'>, limit =
   });
 }
 
+/** The audit row of a moderator's decision on an owner's reply or correction. */
+function auditDecision(
+  tx: Parameters<typeof insertAuditEntry>[0],
+  ctx: ChangeContext,
+  decision: { kind: 'reply' | 'correction'; id: string; approve: boolean; feedback: string | null; reportId?: string; details?: ReturnType<typeof auditJson> },
+) {
+  const { kind, id, approve, feedback, reportId, details } = decision;
+  return insertAuditEntry(tx, {
+    actorId: ctx.actorId,
+    action: `${kind}.${approve ? 'approve' : 'reject'}`,
+    targetType: kind,
+    targetId: id,
+    ...(reportId ? { reportId } : {}),
+    reason: feedback,
+    ...(details ? { details } : {}),
+    now: ctx.now,
+  });
+}
+
 /** Approves or rejects a pending reply (a rejection may say why, to its author). */
 export async function decideReply(ctx: ChangeContext, replyId: string, approve: boolean, feedback: string | null) {
   const reply = UUID_PATTERN.test(replyId)
@@ -40,15 +59,7 @@ export async function decideReply(ctx: ChangeContext, replyId: string, approve: 
       data: { status: approve ? 'APPROVED' : 'REJECTED', feedback: approve ? null : feedback, moderatedAt: ctx.now, moderatedById: ctx.actorId },
     });
     if (count === 0) throw decided('reply');
-    await insertAuditEntry(tx, {
-      actorId: ctx.actorId,
-      action: approve ? 'reply.approve' : 'reply.reject',
-      targetType: 'reply',
-      targetId: reply.id,
-      reportId: reply.report.id,
-      reason: feedback,
-      now: ctx.now,
-    });
+    await auditDecision(tx, ctx, { kind: 'reply', id: reply.id, approve, feedback, reportId: reply.report.id });
     if (approve) await announceChange(tx, [reply.report.merchantId]);
   });
 }
@@ -100,14 +111,7 @@ export async function decideCorrection(ctx: ChangeContext, correctionId: string,
       data: { status: approve ? 'APPROVED' : 'REJECTED', feedback: approve ? null : feedback, decidedAt: ctx.now, decidedById: ctx.actorId },
     });
     if (count === 0) throw decided('correction');
-    await insertAuditEntry(tx, {
-      actorId: ctx.actorId,
-      action: approve ? 'correction.approve' : 'correction.reject',
-      targetType: 'correction',
-      targetId: correction.id,
-      reason: feedback,
-      details: auditJson({ merchantId: correction.merchantId, proposed: correction.proposed }),
-      now: ctx.now,
-    });
+    const details = auditJson({ merchantId: correction.merchantId, proposed: correction.proposed });
+    await auditDecision(tx, ctx, { kind: 'correction', id: correction.id, approve, feedback, details });
   });
 }

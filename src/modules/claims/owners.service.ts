@@ -17,6 +17,9 @@ export interface OwnerDeps {
   prisma: PrismaClient;
 }
 
+/** 403: what was asked needs a verified claim; `detail` says whose and how to get one. */
+const claimRequired = (detail: string) => new Refusal({ kind: 'forbidden', code: 'claim-required', title: 'A verified claim is required', detail });
+
 /** The verified claim this account holds on the subject, or a 403 naming how to get one. */
 async function verifiedClaimOn(prisma: PrismaClient, accountId: string, subject: ClaimSubject) {
   const claim = await prisma.claim.findFirst({
@@ -24,12 +27,9 @@ async function verifiedClaimOn(prisma: PrismaClient, accountId: string, subject:
     select: { id: true, side: true },
   });
   if (!claim) {
-    throw new Refusal({
-      kind: 'forbidden',
-      code: 'claim-required',
-      title: 'A verified claim is required',
-      detail: `Only an account with a verified claim on ${subject.name} can do this. Start one with POST /api/v1/claims (or "Is this your ${subject.side === 'MERCHANT' ? 'shop' : 'agent'}?" on its page) and prove it.`,
-    });
+    throw claimRequired(
+      `Only an account with a verified claim on ${subject.name} can do this. Start one with POST /api/v1/claims (or "Is this your ${subject.side === 'MERCHANT' ? 'shop' : 'agent'}?" on its page) and prove it.`,
+    );
   }
   return claim;
 }
@@ -118,12 +118,7 @@ export async function replyToReport(deps: OwnerDeps, accountId: string, reportId
     select: { id: true, side: true },
   });
   if (!claim) {
-    throw new Refusal({
-      kind: 'forbidden',
-      code: 'claim-required',
-      title: 'A verified claim is required',
-      detail: `Only the verified owner of ${report.merchant.name} or the verified vendor of ${report.agent.name} can reply to this report.`,
-    });
+    throw claimRequired(`Only the verified owner of ${report.merchant.name} or the verified vendor of ${report.agent.name} can reply to this report.`);
   }
   const existing = await deps.prisma.reportReply.findUnique({ where: { reportId_claimId: { reportId: report.id, claimId: claim.id } } });
   if (existing && existing.body === body) return { reply: existing, unchanged: true };

@@ -306,13 +306,17 @@ export interface BulkApproveInput {
   now: Date;
 }
 
-export interface BulkApproveResult {
-  approved: string[];
+/** The selected reports a bulk decision left as they are, and why. */
+interface BulkLeftAlone {
   /** Moderated by someone else first (or no longer pending): left as they are. */
   alreadyModerated: Array<{ id: string; status: ReportStatus }>;
   /** Still pending, but changed since the revision selected: left pending, to be reviewed again. */
   changed: Array<{ id: string; revision: Date }>;
   notFound: string[];
+}
+
+export interface BulkApproveResult extends BulkLeftAlone {
+  approved: string[];
 }
 
 /**
@@ -339,11 +343,8 @@ export interface BulkRejectInput {
   now: Date;
 }
 
-export interface BulkRejectResult {
+export interface BulkRejectResult extends BulkLeftAlone {
   rejected: string[];
-  alreadyModerated: Array<{ id: string; status: ReportStatus }>;
-  changed: Array<{ id: string; revision: Date }>;
-  notFound: string[];
 }
 
 /**
@@ -379,7 +380,7 @@ function selectedOnce(reports: readonly BulkSelection[]): Map<string, Date> {
  * not undo the others.
  */
 async function decideEach(selected: Map<string, Date>, decide: (reportId: string, revision: Date) => Promise<unknown>) {
-  const result = { done: [] as string[], alreadyModerated: [] as Array<{ id: string; status: ReportStatus }>, changed: [] as Array<{ id: string; revision: Date }>, notFound: [] as string[] };
+  const result: BulkLeftAlone & { done: string[] } = { done: [], alreadyModerated: [], changed: [], notFound: [] };
   for (const [reportId, revision] of selected) {
     try {
       await decide(reportId, revision);

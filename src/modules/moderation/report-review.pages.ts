@@ -187,14 +187,8 @@ export function reportApprove(deps: ModerationDeps): RequestHandler {
 export function reportReject(deps: ModerationDeps): RequestHandler {
   return async (req, res) =>
     decide(deps, req, res, 'reject', rejectForm, async (id, form) => {
-      await rejectReport(deps.prisma, {
-        reportId: id,
-        revision: form.revision,
-        actorId: actorOf(res),
-        feedback: form.feedback,
-        note: form.note,
-        now: deps.clock.now(),
-      });
+      const { revision, feedback, note } = form;
+      await rejectReport(deps.prisma, { reportId: id, revision, actorId: actorOf(res), feedback, note, now: deps.clock.now() });
       return 'Rejected {report}: its author can read your feedback.';
     });
 }
@@ -203,15 +197,8 @@ export function reportReject(deps: ModerationDeps): RequestHandler {
 export function reportWithdraw(deps: ModerationDeps): RequestHandler {
   return async (req, res) =>
     decide(deps, req, res, 'withdraw', withdrawForm, async (id, form) => {
-      await withdrawReport(deps.prisma, {
-        reportId: id,
-        revision: form.revision,
-        actorId: actorOf(res),
-        to: form.to,
-        reason: form.reason,
-        note: form.note,
-        now: deps.clock.now(),
-      });
+      const { revision, to, reason, note } = form;
+      await withdrawReport(deps.prisma, { reportId: id, revision, actorId: actorOf(res), to, reason, note, now: deps.clock.now() });
       return `Withdrew {report} from the directory: it is ${form.to === 'PENDING' ? 'pending again' : 'rejected'}.`;
     });
 }
