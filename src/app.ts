@@ -27,6 +27,7 @@ import { registerDecisionNotices } from './modules/moderation/decision-notices.j
 import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
+import { countCache, type CountCache } from './modules/directory/counts.js';
 import { ResponseCache, settleWrites } from './web/middleware/response-cache.js';
 import { parseQuery, refuseLongQuery } from './web/middleware/validate.js';
 import { problemErrorHandler } from './web/middleware/errors.js';
@@ -83,6 +84,8 @@ interface SharedDeps {
   submissions: SubmissionDeps;
   automation: AutomationDeps;
   guards: ApiGuards;
+  /** The directory lists' totals, cached per directory version (one cache for every surface). */
+  counts: CountCache;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -190,7 +193,8 @@ function buildSharedDeps(deps: AppDeps): SharedDeps {
     reportCursors: cursorCodec(config.sessionSecret, 'own-reports'),
   };
   const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger: deps.logger });
-  return { session, fetcher, quotas, submissions, automation, guards };
+  const counts = countCache(deps.prisma, deps.versions);
+  return { session, fetcher, quotas, submissions, automation, guards, counts };
 }
 
 /** The two JSON edges: the API under /api, the MCP server under /mcp. */
@@ -214,6 +218,7 @@ function mountJsonEdges(app: Express, deps: AppDeps, front: FrontStack, shared: 
       submissions: shared.submissions,
       automation: shared.automation,
       fetcher: shared.fetcher,
+      counts: shared.counts,
     }),
   );
 
@@ -231,6 +236,7 @@ function mountJsonEdges(app: Express, deps: AppDeps, front: FrontStack, shared: 
       logger: deps.logger,
       submissions: shared.submissions,
       automation: shared.automation,
+      counts: shared.counts,
     }),
   );
 }
@@ -274,6 +280,7 @@ function mountPages(app: Express, deps: AppDeps, front: FrontStack, shared: Shar
       quotas: shared.quotas,
       responses: front.responses,
       fetcher: shared.fetcher,
+      counts: shared.counts,
     }),
   );
 }

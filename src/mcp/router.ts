@@ -10,6 +10,7 @@ import type { PrismaClient } from '../db/client.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/env.js';
 import type { Quota } from '../modules/limits/quota.js';
+import type { CountCache } from '../modules/directory/counts.js';
 import type { ApiGuards } from '../web/middleware/guards.js';
 import type { Logger } from '../logger.js';
 import type { AutomationDeps } from '../modules/automation/automation.service.js';
@@ -32,6 +33,8 @@ export interface McpDeps {
   /** The services the automation API uses too, built once by app.ts: a cursor from either door works in the other. */
   submissions: SubmissionDeps;
   automation: AutomationDeps;
+  /** The directory lists' totals, cached per directory version: the same cache as the API's. */
+  counts: CountCache;
 }
 
 // Answers concern the caller's key (or nobody's) and are never stored by a shared cache.
@@ -118,6 +121,7 @@ export function mcpRouter(deps: McpDeps): Router {
     limits: deps.limits,
     submissions: deps.submissions,
     automation: deps.automation,
+    counts: deps.counts,
   };
   const { publicLimiter, privateGate } = deps.guards;
   // A router used as middleware runs its stack, then hands on to what follows.

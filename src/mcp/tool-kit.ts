@@ -10,6 +10,7 @@ import type { AgentKeyContext } from '../web/middleware/bearer.js';
 import { MAX_JSON_BODY_BYTES } from '../web/middleware/body.js';
 import type { AutomationDeps, KeyScope } from '../modules/automation/automation.service.js';
 import type { DirectoryContext } from '../modules/merchants/merchants.service.js';
+import type { CountCache } from '../modules/directory/counts.js';
 import type { SubmissionDeps } from '../modules/reports/submissions.service.js';
 import { jsonSchemaOf, type JsonSchema } from './schemas.js';
 
@@ -25,6 +26,7 @@ export interface ToolServices {
   limits?: Config['limits'];
   submissions: SubmissionDeps;
   automation: AutomationDeps;
+  counts: CountCache;
 }
 
 /** Who calls, as the HTTP request that carries the call established it. */
@@ -106,7 +108,12 @@ export const READ = { readOnlyHint: true, idempotentHint: true, destructiveHint:
 
 export const noArgs = z.strictObject({});
 
-export const directory = (services: ToolServices): DirectoryContext => ({ prisma: services.prisma, baseUrl: services.baseUrl, now: services.clock.now() });
+export const directory = (services: ToolServices): DirectoryContext => ({
+  prisma: services.prisma,
+  counts: services.counts,
+  baseUrl: services.baseUrl,
+  now: services.clock.now(),
+});
 
 /** The key's scope; a call without a key is refused with what to do (spec 5 rule 8: do not retry as is). */
 function keyOf(services: ToolServices, caller: Caller): AgentKeyContext {

@@ -16,6 +16,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { PrismaClient } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { cursorCodec } from '../../src/modules/automation/cursor.js';
+import { uncachedCounts } from '../../src/modules/directory/counts.js';
 import { definitionTexts } from '../../src/modules/reports/definitions.js';
 import { answerSummary, directoryMcpServer, SUMMARY_NOTE } from '../../src/mcp/server.js';
 import { TOOLS } from '../../src/mcp/tools.js';
@@ -885,6 +886,7 @@ describe('MCP tools when the database is down', () => {
       clock: { now: () => new Date('2026-11-22T12:00:00Z') },
       submissions: { prisma: broken, baseUrl: TEST_BASE_URL, browserQuota: quota, agentQuota: quota },
       automation: { prisma: broken, baseUrl: TEST_BASE_URL, agentQuota: quota, queueCursors: codec, reportCursors: codec },
+      counts: uncachedCounts(broken),
     };
     const key = { keyId: 'k', accountId: 'a', agentId: '00000000-0000-7000-8000-000000000001', agentSlug: 'agent' };
     const server = directoryMcpServer(services, { key, counted: [], onUsage: () => {}, log: createLogger('silent') });

@@ -268,14 +268,14 @@ describe('query counts', () => {
     // The merchant, the agents, the summaries (the rate limit writes nothing per request).
     expect(detailBusy).toBeLessThanOrEqual(3);
 
-    // Directory version, count, the page's ids (sponsored, then the rest), its rows, agents,
-    // summaries.
+    // Count, the page's ids (sponsored, then the rest), its rows, agents, summaries. The directory
+    // version is the watcher's (directory/version.ts), read on its own connection.
     const list = await queriesFor('/api/v1/merchants');
-    expect(list).toBeLessThanOrEqual(8);
-    expect(await queriesFor('/api/v1/merchants?page=2&sort=popular')).toBeLessThanOrEqual(8);
-    expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(8);
-    // Directory version, the page, its total.
-    expect(await queriesFor('/api/v1/reports')).toBeLessThanOrEqual(3);
+    expect(list).toBeLessThanOrEqual(7);
+    expect(await queriesFor('/api/v1/merchants?page=2&sort=popular')).toBeLessThanOrEqual(7);
+    expect(await queriesFor(`/api/v1/merchants?agent=${agent.slug}&sort=rating`)).toBeLessThanOrEqual(7);
+    // The page, its total.
+    expect(await queriesFor('/api/v1/reports')).toBeLessThanOrEqual(2);
   });
 
   it('answer a repeated read from memory, without a query', async () => {
@@ -302,7 +302,8 @@ describe('query counts', () => {
       await newVersion();
       texts = [];
       await request(t.app).get(path).expect(200);
-      expect(texts.length).toBeGreaterThan(2);
+      // At least a count and a page (or a profile and its summaries) were seen.
+      expect(texts.length).toBeGreaterThanOrEqual(2);
       for (const text of texts) expect(text, path).not.toMatch(/\breports\b/);
     }
   });

@@ -18,6 +18,7 @@ import type { Quota } from '../../modules/limits/quota.js';
 import { openApiRouter } from './openapi.js';
 import { methodTable, type Mounts } from '../../web/middleware/methods.js';
 import type { ApiGuards } from '../../web/middleware/guards.js';
+import type { CountCache } from '../../modules/directory/counts.js';
 import type { ResponseCache } from '../../web/middleware/response-cache.js';
 
 export interface ApiDeps {
@@ -39,6 +40,7 @@ export interface ApiDeps {
   dataDir: string;
   /** The one SSRF-safe fetcher (claim checks). */
   fetcher: Fetcher;
+  counts: CountCache;
 }
 
 /**

@@ -38,6 +38,7 @@ import { guardFormPosts } from '../../web/middleware/form-posts.js';
 import { layoutLocals } from '../../web/middleware/layout.js';
 import { moderationLink } from '../../web/middleware/moderation-link.js';
 import { clientAddress, createLimiter, type SyncedLimiter } from '../../web/middleware/rate-limit.js';
+import type { CountCache } from '../../modules/directory/counts.js';
 import type { ResponseCache } from '../../web/middleware/response-cache.js';
 import { screenshotUploads } from '../../web/middleware/uploads.js';
 import { adminRouter } from './admin.js';
@@ -57,6 +58,8 @@ export interface PagesDeps {
   responses: ResponseCache;
   /** The one SSRF-safe fetcher: claim checks. */
   fetcher: Fetcher;
+  /** The directory lists' totals, cached per directory version. */
+  counts: CountCache;
 }
 
 /** The form posts that take files (multipart): the contribution form and the author's edit form. */
@@ -69,7 +72,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   // Screenshots are streamed to DATA_DIR/uploads while they arrive, on the two routes taking them.
   const screenshotUpload = screenshotUploads(config.dataDir);
 
-  mountPublicSite(router, { config, prisma, clock, mcp: deps.mcp });
+  mountPublicSite(router, { config, prisma, clock, mcp: deps.mcp, counts: deps.counts });
   const signIn = {
     prisma,
     pool: deps.pool,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { pageParam } from '../../modules/directory/query.js';
+import type { CountCache } from '../../modules/directory/counts.js';
 import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
 import { merchantProfile, searchDirectory, searchDirectoryCompact, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
 import { agentMerchantQuery, merchantDetailQuery, merchantQuery, type MerchantDetailQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
@@ -34,6 +35,8 @@ export interface PublicDeps extends Links {
   cache: RequestHandler;
   /** DATA_DIR: the index links the newest open-data dump only once one exists there. */
   dataDir: string;
+  /** The lists' totals, cached per directory version. */
+  counts: CountCache;
 }
 
 const pageOnly = z.strictObject({ page: pageParam });
@@ -125,7 +128,7 @@ function mountReports(router: Router, deps: PublicDeps): void {
 
 /** What the directory's services read, with this request's time. */
 function directoryContext(deps: PublicDeps): DirectoryContext {
-  return { prisma: deps.prisma, baseUrl: deps.baseUrl, now: deps.clock.now() };
+  return { prisma: deps.prisma, counts: deps.counts, baseUrl: deps.baseUrl, now: deps.clock.now() };
 }
 
 /** The query validateQuery parsed. */

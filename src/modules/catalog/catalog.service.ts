@@ -7,7 +7,6 @@ import {
   PAGE_SIZE,
   type Links,
 } from '../directory/notice.js';
-import { cachedQuery } from '../directory/counts.js';
 import { SLUG_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
 import { agentVersions, findActiveAgent, listActiveAgents, listCategories, vendorStatements, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
@@ -15,7 +14,7 @@ import { publicClaims, type PublicClaim } from '../claims/claims.repository.js';
 import { claimPublic } from '../merchants/merchants.service.js';
 
 export async function categories(ctx: DirectoryContext, page: number) {
-  const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE, await cachedQuery(ctx.prisma));
+  const { total, rows } = await listCategories(ctx.prisma, (page - 1) * PAGE_SIZE, PAGE_SIZE, await ctx.counts.query());
   return {
     total,
     data: rows.map((c) => ({

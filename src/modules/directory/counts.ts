@@ -1,11 +1,13 @@
 // Counting the directory's lists costs as much as the lists are long, so counts are cached,
 // keyed on the directory version: a counter that every write to the tables behind the lists
-// increments in its own transaction (statement triggers, migration "directory_version").
-// A count cached under version V was computed after the change that made V committed, and
-// no change has committed since while V is still current, so a cached count is exact: never
-// older than the rows it counts. Each process keeps its own cache (per database client).
+// increments in its own transaction (statement triggers, migration "directory_version"), and
+// which each process learns in one way: its watcher (version.ts), the same the response cache
+// reads. A count cached under version V was computed after the change that made V committed,
+// and no change has committed since while V is still current, so a cached count is exact:
+// never older than the rows it counts. Each process keeps its own cache (app.ts builds it).
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
+import type { DirectoryVersions } from './version.js';
 
 /** Distinct queries kept per version; a new version empties the cache. */
 const QUERY_CACHE_ENTRIES = 2_000;
@@ -21,14 +23,6 @@ interface QueryCache {
   results: Map<string, unknown[]>;
 }
 
-const caches = new WeakMap<PrismaClient, QueryCache>();
-
-/** The current directory version as this transaction (or statement) sees it. */
-export async function directoryVersion(prisma: PrismaClient): Promise<bigint> {
-  const rows = await prisma.$queryRaw<Array<{ version: bigint }>>`SELECT version FROM directory_version WHERE id = 1`;
-  return rows[0]?.version ?? 0n;
-}
-
 /** Queries without a cache (tools, tests of the queries themselves). */
 export const uncachedQuery = (prisma: PrismaClient): CachedQuery => (query) => prisma.$queryRaw(query);
 
@@ -38,29 +32,45 @@ const counterOf = (query: CachedQuery): Counter => async (sql) =>
 
 export const uncachedCounter = (prisma: PrismaClient): Counter => counterOf(uncachedQuery(prisma));
 
-/**
- * A query runner for one request: reads the version once, then answers repeated queries of
- * that version from the cache. A request that saw an older version than the cache's neither
- * reads nor fills it. Results are shared: callers must not modify them.
- */
-export async function cachedQuery(prisma: PrismaClient): Promise<CachedQuery> {
-  const version = await directoryVersion(prisma);
-  let cache = caches.get(prisma);
-  if (!cache || cache.version < version) {
-    cache = { version, results: new Map() };
-    caches.set(prisma, cache);
-  }
-  const current = cache;
-  if (current.version !== version) return uncachedQuery(prisma);
-  return async <T>(query: Prisma.Sql) => {
-    const key = `${query.sql}\u0000${JSON.stringify(query.values)}`;
-    const known = current.results.get(key);
-    if (known !== undefined) return known as T[];
-    const rows = await prisma.$queryRaw<T[]>(query);
-    if (current.results.size >= QUERY_CACHE_ENTRIES) current.results.delete(current.results.keys().next().value!);
-    current.results.set(key, rows);
-    return rows;
-  };
+/** The directory's list queries as one request runs them: cached per directory version, or not at all. */
+export interface CountCache {
+  /** A query runner for one request. Results are shared: callers must not modify them. */
+  query(): Promise<CachedQuery>;
+  /** The same, for `SELECT count(*)::int AS n ...` queries. */
+  counter(): Promise<Counter>;
 }
 
-export const cachedCounter = async (prisma: PrismaClient): Promise<Counter> => counterOf(await cachedQuery(prisma));
+/** No cache: the open-data dump and tools, which read each list once. */
+export const uncachedCounts = (prisma: PrismaClient): CountCache => ({
+  query: () => Promise.resolve(uncachedQuery(prisma)),
+  counter: () => Promise.resolve(uncachedCounter(prisma)),
+});
+
+/**
+ * One process's cache, keyed on the version the process's watcher knows (version.ts): each
+ * request first settles it (one read on the listening connection, shared by the requests that
+ * come meanwhile), so a change committed before the request is never answered from an older
+ * entry. While the version is unknown (the listener is reconnecting), nothing is cached.
+ */
+export function countCache(prisma: PrismaClient, versions: DirectoryVersions): CountCache {
+  let cache: QueryCache | undefined;
+  const query = async (): Promise<CachedQuery> => {
+    await versions.settle();
+    const version = versions.current();
+    if (version === null) return uncachedQuery(prisma);
+    if (!cache || cache.version < version) cache = { version, results: new Map() };
+    const current = cache;
+    // A request that knows an older version than the cache's neither reads nor fills it.
+    if (current.version !== version) return uncachedQuery(prisma);
+    return async <T>(sql: Prisma.Sql) => {
+      const key = `${sql.sql}\u0000${JSON.stringify(sql.values)}`;
+      const known = current.results.get(key);
+      if (known !== undefined) return known as T[];
+      const rows = await prisma.$queryRaw<T[]>(sql);
+      if (current.results.size >= QUERY_CACHE_ENTRIES) current.results.delete(current.results.keys().next().value!);
+      current.results.set(key, rows);
+      return rows;
+    };
+  };
+  return { query, counter: async () => counterOf(await query()) };
+}

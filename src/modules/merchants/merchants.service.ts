@@ -20,7 +20,7 @@ import {
   PAGE_SIZE,
   type Links,
 } from '../directory/notice.js';
-import { cachedCounter } from '../directory/counts.js';
+import type { CountCache } from '../directory/counts.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import {
   findPublicMerchant,
@@ -34,6 +34,8 @@ import { filterRefusal, type MerchantQuery } from './merchants.schemas.js';
 
 export interface DirectoryContext extends Links {
   prisma: PrismaClient;
+  /** The lists' totals, cached per directory version (directory/counts.ts). */
+  counts: CountCache;
   now: Date;
 }
 
@@ -272,7 +274,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     countSponsored,
   };
   const [{ total, sponsored, rows }, agents] = await Promise.all([
-    searchMerchants(ctx.prisma, search, await cachedCounter(ctx.prisma)),
+    searchMerchants(ctx.prisma, search, await ctx.counts.counter()),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
   const summaries = await summariesFor(

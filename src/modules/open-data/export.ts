@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { PrismaClient } from '../../db/client.js';
 import { agents, categories } from '../catalog/catalog.service.js';
+import { uncachedCounts } from '../directory/counts.js';
 import { DISCLAIMER, methodologyUrl, PAGE_SIZE, type Links } from '../directory/notice.js';
 import { merchantPage, type DirectoryContext } from '../merchants/merchants.service.js';
 import { publicReportPage } from '../reports/public-reports.repository.js';
@@ -48,9 +49,10 @@ const DUMP_SNAPSHOT_MS = 60 * 60 * 1000;
  * READ, READ ONLY transaction for the whole dump. Read statement by statement, a decision
  * committed while the dump was being written could appear in its later lines (a report, a
  * merchant's summaries) but not its earlier ones (the category and agent lines), or a renamed
- * category differ between its own line and its merchants'.
+ * category differ between its own line and its merchants'. Its lists are counted in the snapshot,
+ * never from a cache.
  */
-export async function* dumpLines(ctx: DirectoryContext): AsyncGenerator<string> {
+export async function* dumpLines(ctx: Links & { prisma: PrismaClient; now: Date }): AsyncGenerator<string> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let opened!: (tx: PrismaClient) => void;
@@ -71,7 +73,8 @@ export async function* dumpLines(ctx: DirectoryContext): AsyncGenerator<string> 
   // A transaction that could not begin fails the dump; one that fails later fails its queries.
   transaction.catch(failed);
   try {
-    yield* linesOf({ ...ctx, prisma: await snapshot });
+    const tx = await snapshot;
+    yield* linesOf({ ...ctx, prisma: tx, counts: uncachedCounts(tx) });
   } finally {
     release();
     await transaction.catch(() => undefined);

@@ -11,7 +11,6 @@ import {
   type PublicReportRow,
 } from './public-reports.repository.js';
 import type { ReportQuery } from './public-reports.schemas.js';
-import { cachedCounter } from '../directory/counts.js';
 import { SIDE_WORDS } from '../claims/owners.service.js';
 
 /** A report as the public API shows it (GET /api/v1/reports/:id), also in feeds and dumps. */
@@ -49,7 +48,7 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
   const [agent, merchantExists, count] = await Promise.all([
     query.agent ? findActiveAgent(ctx.prisma, query.agent) : Promise.resolve(null),
     query.merchant ? publicMerchantExists(ctx.prisma, query.merchant) : Promise.resolve(true),
-    cachedCounter(ctx.prisma),
+    ctx.counts.counter(),
   ]);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   if (!merchantExists) throw invalidParameter('merchant', `no public merchant has the id "${query.merchant}"`);

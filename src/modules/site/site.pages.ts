@@ -15,6 +15,7 @@ import { TREND_DAYS, TREND_MONTHS } from '../aggregation/trends.js';
 import { methodology } from '../aggregation/methodology.js';
 import { DISCLAIMER, PAGE_SIZE } from '../directory/notice.js';
 import { OWNER_STATEMENT_ATTRIBUTION, type DirectoryContext } from '../merchants/merchants.service.js';
+import type { CountCache } from '../directory/counts.js';
 import { CONTRIBUTION_SCHEMA_PATH } from '../reports/contribution-schema.js';
 import { agentGuide, agentGuideReference, type McpFacts } from './agent-guide.js';
 import { confidenceInWords, SPONSORED_LABEL, viewHelpers } from './present.js';
@@ -33,6 +34,8 @@ export interface SitePagesDeps {
   clock: Clock;
   /** What the agent guide prints about the MCP server (app.ts hands it over from src/mcp). */
   mcp: McpFacts;
+  /** The directory lists' totals, cached per directory version. */
+  counts: CountCache;
 }
 
 const FAVICON_SVG =
@@ -40,7 +43,12 @@ const FAVICON_SVG =
   '<path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 /** What the directory's services read with: the database, the links' base URL, and now. */
-export const directoryContext = (deps: SitePagesDeps): DirectoryContext => ({ prisma: deps.prisma, baseUrl: deps.config.baseUrl, now: deps.clock.now() });
+export const directoryContext = (deps: SitePagesDeps): DirectoryContext => ({
+  prisma: deps.prisma,
+  counts: deps.counts,
+  baseUrl: deps.config.baseUrl,
+  now: deps.clock.now(),
+});
 
 /** What the footer of every public page shows: the date of the newest approved report. */
 export async function freshness(prisma: PrismaClient) {
