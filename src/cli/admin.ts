@@ -11,7 +11,7 @@ import { createLogger } from '../logger.js';
 import { createMailer } from '../mail/mailer.js';
 import { registerDecisionNotices } from '../modules/moderation/decision-notices.js';
 import type { PrismaClient } from '../db/client.js';
-import { openDatabase } from '../db/database.js';
+import { withDatabase } from '../db/database.js';
 import { findOrCreateAccount } from '../modules/accounts/accounts.repository.js';
 import { grantModerator, revokeModerator, suspendAccount, suspendForm, unsuspendAccount } from '../modules/accounts/accounts.service.js';
 import { emailSchema } from '../modules/accounts/sign-in.service.js';
@@ -359,22 +359,15 @@ async function main(argv: string[]): Promise<number> {
     err(`admin: ${error.message}`);
     return 1;
   }
-  const db = await openDatabase(config);
-  // A decision made here queues the e-mail to the report's author with the decision, as one
-  // made on the admin pages does; the running service sends it (a mail server that is down or
-  // hangs never holds this command up).
   const logger = createLogger(config.logLevel);
-  registerDecisionNotices(db.prisma, {
-    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger }),
-    baseUrl: config.baseUrl,
-    logger,
-    deliver: false,
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  return withDatabase(config, (db) => {
+    // A decision made here queues the e-mail to the report's author with the decision, as one
+    // made on the admin pages does; the running service sends it (a mail server that is down or
+    // hangs never holds this command up).
+    registerDecisionNotices(db.prisma, { mailer, baseUrl: config.baseUrl, logger, deliver: false });
+    return runAdmin(argv, { prisma: db.prisma, now: () => new Date(), out, err });
   });
-  try {
-    return await runAdmin(argv, { prisma: db.prisma, now: () => new Date(), out, err });
-  } finally {
-    await db.close();
-  }
 }
 
 function invokedAsScript(): boolean {

@@ -4,7 +4,7 @@
 // GET /data lists the dumps and /data/directory.ndjson.gz serves the newest.
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/env.js';
-import { openDatabase } from '../db/database.js';
+import { withDatabase } from '../db/database.js';
 import { writeDump } from '../modules/open-data/export.js';
 
 async function run(argv: string[]): Promise<number> {
@@ -17,17 +17,14 @@ async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const config = loadConfig();
-  const db = await openDatabase(config);
-  try {
+  return withDatabase(config, async (db) => {
     const started = performance.now();
     const { file, bytes, sha256 } = await writeDump({ prisma: db.prisma, dataDir: config.dataDir, baseUrl: config.baseUrl }, new Date());
     console.log(`wrote ${file} (${bytes.toLocaleString('en-US')} bytes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     // As `sha256sum` prints it; the same line is in ${file}.sha256.
     console.log(`${sha256}  ${path.basename(file)}`);
     return 0;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 try {

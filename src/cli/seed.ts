@@ -3,7 +3,7 @@
 //   npm run seed -- [--merchants N] [--reports N] [--seed N] [--force]
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/env.js';
-import { openDatabase } from '../db/database.js';
+import { withDatabase } from '../db/database.js';
 import {
   DEFAULT_DEMO_MERCHANTS,
   DEFAULT_DEMO_REPORTS,
@@ -85,9 +85,7 @@ async function run(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const config = loadConfig();
-  const db = await openDatabase(config);
-  try {
+  return withDatabase(loadConfig(), async (db) => {
     const started = performance.now();
     const progress = (message: string) => console.log(`  ${message}`);
     let counts: DemoCounts | null;
@@ -122,9 +120,7 @@ async function run(argv: string[]): Promise<number> {
     await db.pool.query('VACUUM ANALYZE');
     console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return 0;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 try {

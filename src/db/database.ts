@@ -29,6 +29,16 @@ export interface OpenOptions {
   logger?: Logger;
 }
 
+/** Opens the database, runs `use` with it and closes it, whatever `use` did (the CLI commands). */
+export async function withDatabase<T>(config: Config, use: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config);
+  try {
+    return await use(db);
+  } finally {
+    await db.close();
+  }
+}
+
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const log = options.logger;
   let embedded: EmbeddedDatabase | undefined;

@@ -6,7 +6,16 @@
 // row's index (prng.ts rngFor). Reports are the one sequential part: they carry per-account
 // counters across batches, which is what keeps (account, agent, merchant) unique.
 import type {
-  AccountRole,
+  Account,
+  Agent,
+  Category,
+  CategoryLegacyName,
+  Merchant,
+  OwnerStatement,
+  Report,
+  Sponsorship,
+} from '../generated/prisma/client.js';
+import type {
   FailureReason,
   Outcome,
   ReportStatus,
@@ -19,8 +28,6 @@ import { hash32, permute32, rngFor, type Rng } from './prng.js';
 import { TASKS as TASK_KEYS, STAGE_STEP, STAGES } from '../modules/aggregation/constants.js';
 import { deriveOutcome } from '../modules/reports/content.js';
 
-// The spec's keys, from the one place that lists them.
-;
 export { deriveOutcome } from '../modules/reports/content.js';
 
 export const DEFAULT_DEMO_SEED = 42;
@@ -69,109 +76,49 @@ type Timestamp = string;
 type DateOnly = string;
 type TaskResults = Partial<Record<TaskKey, Outcome>>;
 
-export interface CategoryRow {
-  id: string;
-  name: string;
-  slug: string;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
+/**
+ * A table's columns as the demo writes them, typed from the schema's model (a renamed or
+ * retyped column fails to compile here): timestamps as ISO strings, dates as YYYY-MM-DD.
+ */
+type Written<M, K extends keyof M> = { [F in K]: M[F] extends Date ? Timestamp : M[F] extends Date | null ? Timestamp | null : M[F] };
+type Stamps = 'id' | 'createdAt' | 'updatedAt';
 
-export interface CategoryLegacyNameRow {
-  id: string;
-  name: string;
-  slug: string;
+export type CategoryRow = Written<Category, Stamps | 'name' | 'slug'>;
+export type CategoryLegacyNameRow = Written<CategoryLegacyName, 'id' | 'name' | 'slug' | 'categoryId' | 'createdAt'>;
+export type AgentRow = Written<Agent, Stamps | 'slug' | 'name' | 'vendor' | 'description' | 'active'>;
+export type AccountRow = Written<Account, Stamps | 'email' | 'role' | 'suspended' | 'suspendedReason' | 'suspendedAt' | 'lastSignInAt'>;
+/** Every demo merchant has a category. */
+export type MerchantRow = Written<Merchant, Stamps | 'slug' | 'name' | 'website' | 'category' | 'serviceRegions' | 'isPublic' | 'approvedCanonical'> & {
   categoryId: string;
-  createdAt: Timestamp;
-}
-
-export interface AgentRow {
-  id: string;
-  slug: string;
-  name: string;
-  vendor: string;
-  description: string | null;
-  active: boolean;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
-export interface AccountRow {
-  id: string;
-  email: string;
-  role: AccountRole;
-  suspended: boolean;
-  suspendedReason: string | null;
-  suspendedAt: Timestamp | null;
-  lastSignInAt: Timestamp | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
-export interface MerchantRow {
-  id: string;
-  slug: string;
-  name: string;
-  website: string;
-  category: string;
-  categoryId: string;
-  serviceRegions: string[];
-  isPublic: boolean;
-  approvedCanonical: boolean;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
-export interface SponsorshipRow {
-  id: string;
-  merchantId: string;
-  source: SponsorshipSource;
-  placement: string;
-  disclosure: string;
-  startsAt: Timestamp;
-  endsAt: Timestamp | null;
-  billingId: string | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
-export interface OwnerStatementRow {
-  id: string;
-  merchantId: string;
-  statement: string;
+};
+export type SponsorshipRow = Written<Sponsorship, Stamps | 'merchantId' | 'source' | 'placement' | 'disclosure' | 'startsAt' | 'endsAt' | 'billingId'>;
+export type OwnerStatementRow = Written<OwnerStatement, Stamps | 'merchantId' | 'statement' | 'ownershipEvidence'> & {
   taskClaims: TaskResults;
   declaredAt: DateOnly;
-  ownershipEvidence: string | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
-export interface ReportRow {
-  id: string;
-  accountId: string;
-  merchantId: string;
-  agentId: string;
-  status: ReportStatus;
-  channel: SubmissionChannel;
-  capabilityResults: TaskResults;
-  outcome: Outcome;
-  outcomeSupplied: boolean;
-  experience: string | null;
-  testedAt: DateOnly | null;
-  agentVersion: string | null;
-  region: string | null;
-  task: string | null;
-  stage: Stage | null;
-  failureReason: FailureReason | null;
-  humanIntervention: boolean | null;
-  privacyConfirmed: boolean;
-  moderationFeedback: string | null;
-  moderationNotes: string | null;
-  moderatedAt: Timestamp | null;
-  moderatedById: string | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
+};
+export type ReportRow = Written<
+  Report,
+  | Stamps
+  | 'accountId'
+  | 'merchantId'
+  | 'agentId'
+  | 'status'
+  | 'channel'
+  | 'outcome'
+  | 'outcomeSupplied'
+  | 'experience'
+  | 'agentVersion'
+  | 'region'
+  | 'task'
+  | 'stage'
+  | 'failureReason'
+  | 'humanIntervention'
+  | 'privacyConfirmed'
+  | 'moderationFeedback'
+  | 'moderationNotes'
+  | 'moderatedAt'
+  | 'moderatedById'
+> & { capabilityResults: TaskResults; testedAt: DateOnly | null };
 
 export interface DemoData {
   readonly options: ResolvedDemoOptions;

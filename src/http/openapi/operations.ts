@@ -127,6 +127,7 @@ export function privateOperation(operation: Record<string, unknown> & { response
 const session = [{ session: [] }];
 
 /** An owner's operation: a signed-in browser session with its Origin; an agent key is refused. */
+/** An owner's operation; one that takes a JSON body also answers 413 and 415. */
 export function ownerOperation(operation: Record<string, unknown> & { responses: Record<string, unknown> }) {
   return {
     ...operation,
@@ -139,6 +140,7 @@ export function ownerOperation(operation: Record<string, unknown> & { responses:
         'A rejected origin, a suspended account, an agent key (`owner-session-required`: owners act in a browser session), or, for statements, replies and corrections, no verified claim of this merchant or agent (`claim-required`, or `claim-revoked`).',
       ),
       ...operation.responses,
+      ...(operation.requestBody ? { '413': bodyTooLarge, '415': notJson } : {}),
     },
   };
 }

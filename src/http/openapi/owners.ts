@@ -1,6 +1,6 @@
 // The owners' operations in the OpenAPI document (http/openapi.ts): claims, then what a verified claim lets an owner or vendor say.
 import { CLAIM_RULES } from '../../modules/claims/rules.js';
-import { bodyTooLarge, componentRef, header, ID_LENGTH, jsonBody, notJson, ok, ownerOperation, pathParam, privateHeaders, problem, reportId, SLUG_MAX_LENGTH } from './operations.js';
+import { componentRef, header, ID_LENGTH, jsonBody, ok, ownerOperation, pathParam, privateHeaders, problem, reportId, SLUG_MAX_LENGTH } from './operations.js';
 
 /** The account's claims: list, start, read, check. */
 export function claimPaths(): Record<string, unknown> {
@@ -22,8 +22,6 @@ export function claimPaths(): Record<string, unknown> {
           '200': ok('This account already holds an open claim of it: that claim.', componentRef('ClaimAnswer'), privateHeaders),
           '404': problem('No public merchant or active agent has this slug or id.'),
           '409': problem('A merchant or agent without a website (`no-website-to-claim`), or one whose claim was revoked by a moderator (`claim-revoked`).'),
-          '413': bodyTooLarge,
-          '415': notJson,
         },
       }),
     },
@@ -50,46 +48,56 @@ export function claimPaths(): Record<string, unknown> {
           '200': ok('What the check found: verified, failed (with the reason) or pending (could not finish now).', componentRef('ClaimCheckAnswer'), privateHeaders),
           '404': problem('No claim of this account has this id.'),
           '409': problem('A revoked claim cannot be checked (`claim-revoked`).'),
-          '413': bodyTooLarge,
-          '415': notJson,
         },
       }),
     },
   };
 }
 
+/** A statement by the merchant's owner or the agent's vendor: one operation for either side of a claim. */
+function statementPut(side: {
+  operationId: string;
+  summary: string;
+  description: string;
+  of: 'Merchant' | 'Agent';
+  schemas: 'OwnerStatement' | 'VendorStatement';
+  notFound: string;
+}) {
+  return ownerOperation({
+    operationId: side.operationId,
+    summary: side.summary,
+    description: side.description,
+    parameters: [pathParam('slugOrId', `${side.of} slug or id.`, SLUG_MAX_LENGTH)],
+    requestBody: jsonBody(`${side.schemas}Request`),
+    responses: {
+      '200': ok('Saved and published.', componentRef(`${side.schemas}Answer`), privateHeaders),
+      '404': problem(side.notFound),
+    },
+  });
+}
+
 /** What a verified claim allows: the owner and vendor statements, a reply under a report, a correction request. */
 export function ownerStatementPaths(): Record<string, unknown> {
   return {
     '/merchants/{slugOrId}/owner-statement': {
-      put: ownerOperation({
+      put: statementPut({
         operationId: 'putOwnerStatement',
         summary: "Write or replace the merchant's owner statement",
         description:
           "For the holder of a verified claim of this merchant. Published with the owner's attribution and the declaration date as `ownerCompatibility`; it never counts toward scores, statuses or report counts. While the claim is in its grace period the statement stays; once it lapses or is revoked the statement is no longer shown.",
-        parameters: [pathParam('slugOrId', 'Merchant slug or id.', SLUG_MAX_LENGTH)],
-        requestBody: jsonBody('OwnerStatementRequest'),
-        responses: {
-          '200': ok('Saved and published.', componentRef('OwnerStatementAnswer'), privateHeaders),
-          '404': problem('No public merchant has this slug or id.'),
-          '413': bodyTooLarge,
-          '415': notJson,
-        },
+        of: 'Merchant',
+        schemas: 'OwnerStatement',
+        notFound: 'No public merchant has this slug or id.',
       }),
     },
     '/agents/{slugOrId}/vendor-statement': {
-      put: ownerOperation({
+      put: statementPut({
         operationId: 'putVendorStatement',
         summary: "Write or replace the agent's vendor statement",
         description: "For the holder of a verified claim of this agent's vendor website. Published on the agent's page and in the registry with the vendor's attribution and date; never evidence.",
-        parameters: [pathParam('slugOrId', 'Agent slug or id.', SLUG_MAX_LENGTH)],
-        requestBody: jsonBody('VendorStatementRequest'),
-        responses: {
-          '200': ok('Saved and published.', componentRef('VendorStatementAnswer'), privateHeaders),
-          '404': problem('No active agent has this slug or id.'),
-          '413': bodyTooLarge,
-          '415': notJson,
-        },
+        of: 'Agent',
+        schemas: 'VendorStatement',
+        notFound: 'No active agent has this slug or id.',
       }),
     },
     '/reports/{id}/replies': {
@@ -104,8 +112,6 @@ export function ownerStatementPaths(): Record<string, unknown> {
           '201': ok('Saved, pending moderation.', componentRef('ReplyAnswer'), privateHeaders),
           '200': ok('Identical to the reply already saved: nothing changed.', componentRef('ReplyAnswer'), privateHeaders),
           '404': problem('No published report has this id.'),
-          '413': bodyTooLarge,
-          '415': notJson,
         },
       }),
     },
@@ -119,8 +125,6 @@ export function ownerStatementPaths(): Record<string, unknown> {
         responses: {
           '201': ok('Queued for the moderators.', componentRef('CorrectionAnswer'), privateHeaders),
           '404': problem('No public merchant has this slug or id.'),
-          '413': bodyTooLarge,
-          '415': notJson,
         },
       }),
     },

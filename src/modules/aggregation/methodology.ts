@@ -30,14 +30,8 @@ import {
   TASK_LABELS,
   TASKS,
   WILSON_Z,
-  type CapabilityStatus,
-  type Confidence,
-  type FailureReasonKey,
-  type FunnelTaskKey,
-  type OutcomeKey,
-  type StageKey,
-  type TaskKey,
 } from './constants.js';
+import type { CapabilityStatus, Confidence, FailureReasonKey, FunnelTaskKey, OutcomeKey, StageKey, TaskKey } from './constants.js';
 import { computeAgentSummary } from './engine.js';
 import type { EvidenceReport } from './observations.js';
 import { reachLevelOf, REACH_STEP_WORDS, STOP_REASON_WORDS } from './reach.js';

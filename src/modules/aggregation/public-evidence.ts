@@ -9,6 +9,20 @@ export const PUBLIC_REPORTS = Prisma.sql`reports r
   JOIN merchants m ON m.id = r.merchant_id AND m.is_public
   JOIN agents a ON a.id = r.agent_id AND a.active`;
 
+/** The merchant and agent a public row is about, by id, slug and name (PAIR_NAMES). */
+export interface PairNames {
+  merchantId: string;
+  merchantSlug: string;
+  merchantName: string;
+  agentId: string;
+  agentSlug: string;
+  agentName: string;
+}
+
+/** The columns of PairNames, from `m` the merchant and `a` the agent. */
+export const PAIR_NAMES = Prisma.sql`m.id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
+  a.id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName"`;
+
 /** The condition on `r` that goes with PUBLIC_REPORTS. */
 export const IS_PUBLIC_REPORT = Prisma.sql`r.status = 'APPROVED'`;
 

@@ -30,14 +30,8 @@ import {
   RECENT_DAYS,
   STAGE_STEP,
   STAGES,
-  type CapabilityStatus,
-  type Confidence,
-  type FailureReasonKey,
-  type FunnelTaskKey,
-  type OutcomeKey,
-  type StageKey,
-  type TaskKey,
 } from './constants.js';
+import type { CapabilityStatus, Confidence, FailureReasonKey, FunnelTaskKey, OutcomeKey, StageKey, TaskKey } from './constants.js';
 import { compareNewestFirst, observedAtMs, type EvidenceReport } from './observations.js';
 import { reachLevelOf, reachOf, REACH_STEP_WORDS, stopWords, type Reach } from './reach.js';
 

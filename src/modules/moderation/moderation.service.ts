@@ -123,45 +123,38 @@ export interface ModerationResult {
 }
 
 /**
- * The revision a decision is made on. Every edge that decides for a person (the admin pages,
+ * The report a decision is made on, by whom, when, and at which revision. Every edge that decides for a person (the admin pages,
  * the CLI) must pass the revision that person reviewed, and the decision is refused with
  * ReportChangedError when the report is no longer at it. Left out, the decision applies to
  * whatever the report is now: only for programmatic callers that have just written or read
  * the report themselves (tests), never for a person's decision.
  */
 interface DecisionOn {
-  revision?: Date;
-}
-
-export interface ApproveInput extends DecisionOn {
   reportId: string;
+  revision?: Date;
   actorId: string | null;
-  /** Shown to the author. */
-  feedback?: string;
   now: Date;
 }
 
+export interface ApproveInput extends DecisionOn {
+  /** Shown to the author. */
+  feedback?: string;
+}
+
 export interface RejectInput extends DecisionOn {
-  reportId: string;
-  actorId: string | null;
   /** Shown to the author: why the report was not published. Required. */
   feedback: string;
   /** Private to moderators. */
   note?: string;
-  now: Date;
 }
 
 export interface WithdrawInput extends DecisionOn {
-  reportId: string;
-  actorId: string | null;
   to: 'PENDING' | 'REJECTED';
   /** Shown to the author (it replaces the approval's feedback) and kept in the audit log. */
   reason: string;
   /** Private to moderators. */
   note?: string;
-  now: Date;
 }
-
 
 /** Trimmed text, or null when absent or blank; too long is an error. */
 function optionalText(value: string | undefined, name: string): string | null {
@@ -177,21 +170,19 @@ function requiredText(value: string | undefined, name: string): string {
   return text;
 }
 
-interface Transition {
+/** What a decision does: the step, the author's feedback, the moderators' note, the audit log's reason. */
+interface Step {
   action: 'approve' | 'reject' | 'withdraw';
-  reportId: string;
-  revision: Date | undefined;
-  actorId: string | null;
   from: ReportStatus;
   to: ReportStatus;
   feedback: string | null;
   note: string | null;
   /** The audit log's reason column. */
   reason: string | null;
-  now: Date;
 }
 
-async function moderate(prisma: PrismaClient, t: Transition): Promise<ModerationResult> {
+async function moderate(prisma: PrismaClient, on: DecisionOn, step: Step): Promise<ModerationResult> {
+  const t = { reportId: on.reportId, revision: on.revision, actorId: on.actorId, now: on.now, ...step };
   // Not a UUID: no report can have this id, and PostgreSQL would reject the cast.
   if (!UUID_PATTERN.test(t.reportId)) throw new ReportNotFoundError(t.reportId);
   const result = await prisma.$transaction(async (tx) => {
@@ -239,35 +230,14 @@ async function moderate(prisma: PrismaClient, t: Transition): Promise<Moderation
 /** PENDING -> APPROVED: the report becomes public evidence. */
 export async function approveReport(prisma: PrismaClient, input: ApproveInput): Promise<ModerationResult> {
   const feedback = optionalText(input.feedback, 'feedback');
-  return moderate(prisma, {
-    action: 'approve',
-    reportId: input.reportId,
-    revision: input.revision,
-    actorId: input.actorId,
-    from: 'PENDING',
-    to: 'APPROVED',
-    feedback,
-    note: null,
-    reason: feedback,
-    now: input.now,
-  });
+  return moderate(prisma, input, { action: 'approve', from: 'PENDING', to: 'APPROVED', feedback, note: null, reason: feedback });
 }
 
 /** PENDING -> REJECTED, with feedback that tells the author why. */
 export async function rejectReport(prisma: PrismaClient, input: RejectInput): Promise<ModerationResult> {
   const feedback = requiredText(input.feedback, 'feedback');
-  return moderate(prisma, {
-    action: 'reject',
-    reportId: input.reportId,
-    revision: input.revision,
-    actorId: input.actorId,
-    from: 'PENDING',
-    to: 'REJECTED',
-    feedback,
-    note: optionalText(input.note, 'note'),
-    reason: feedback,
-    now: input.now,
-  });
+  const note = optionalText(input.note, 'note');
+  return moderate(prisma, input, { action: 'reject', from: 'PENDING', to: 'REJECTED', feedback, note, reason: feedback });
 }
 
 /** APPROVED -> PENDING (review again) or REJECTED: takes a published report off the directory. */
@@ -276,18 +246,8 @@ export async function withdrawReport(prisma: PrismaClient, input: WithdrawInput)
     throw new ModerationInputError(`a withdrawn report goes to PENDING or REJECTED, not ${String(input.to)}`);
   }
   const reason = requiredText(input.reason, 'reason');
-  return moderate(prisma, {
-    action: 'withdraw',
-    reportId: input.reportId,
-    revision: input.revision,
-    actorId: input.actorId,
-    from: 'APPROVED',
-    to: input.to,
-    feedback: reason,
-    note: optionalText(input.note, 'note'),
-    reason,
-    now: input.now,
-  });
+  const note = optionalText(input.note, 'note');
+  return moderate(prisma, input, { action: 'withdraw', from: 'APPROVED', to: input.to, feedback: reason, note, reason });
 }
 
 /** Most reports one bulk approval takes (one queue page holds fewer). */

@@ -3,17 +3,11 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { TaskKey } from '../aggregation/constants.js';
-import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
+import { PAIR_NAMES, PUBLIC_SUMMARIES, type PairNames } from '../aggregation/public-evidence.js';
 import type { StoredForVerdict } from '../aggregation/verdict.js';
 
-export interface StatusChangeRow {
+export interface StatusChangeRow extends PairNames {
   id: string;
-  merchantId: string;
-  merchantSlug: string;
-  merchantName: string;
-  agentId: string;
-  agentSlug: string;
-  agentName: string;
   task: TaskKey | null;
   /** "status": fromStatus and toStatus are statuses; "regression" (issue 37): the version that worked and the one since which it fails. */
   kind: 'status' | 'regression';
@@ -32,8 +26,7 @@ export async function latestStatusChanges(
   if (scope.agentId) list.push(Prisma.sql`c.agent_id = ${scope.agentId}::uuid`);
   if (scope.categoryId) list.push(Prisma.sql`m.category_id = ${scope.categoryId}::uuid`);
   return prisma.$queryRaw<StatusChangeRow[]>`
-    SELECT c.id, c.merchant_id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
-           c.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName", c.task, c.kind, c.from_status AS "fromStatus",
+    SELECT c.id, ${PAIR_NAMES}, c.task, c.kind, c.from_status AS "fromStatus",
            c.to_status AS "toStatus", c.changed_at AS "changedAt"
       FROM status_changes c
       JOIN merchants m ON m.id = c.merchant_id AND m.is_public

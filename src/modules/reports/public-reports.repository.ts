@@ -3,17 +3,11 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
-import { IS_PUBLIC_REPORT, PUBLIC_REPORTS, SELF_REPORTED_BY } from '../aggregation/public-evidence.js';
+import { IS_PUBLIC_REPORT, PAIR_NAMES, PUBLIC_REPORTS, SELF_REPORTED_BY, type PairNames } from '../aggregation/public-evidence.js';
 import { countPublicReports } from '../aggregation/summaries.repository.js';
 
-export interface PublicReportRow {
+export interface PublicReportRow extends PairNames {
   id: string;
-  merchantId: string;
-  merchantSlug: string;
-  merchantName: string;
-  agentId: string;
-  agentSlug: string;
-  agentName: string;
   outcome: OutcomeKey;
   capabilityResults: Partial<Record<TaskKey, OutcomeKey>>;
   stage: StageKey | null;
@@ -42,8 +36,7 @@ export interface PublicReportFilter {
 }
 
 const publicColumns = Prisma.sql`
-  r.id, r.merchant_id AS "merchantId", m.slug AS "merchantSlug", m.name AS "merchantName",
-  r.agent_id AS "agentId", a.slug AS "agentSlug", a.name AS "agentName",
+  r.id, ${PAIR_NAMES},
   r.outcome::text AS outcome, r.capability_results AS "capabilityResults", r.stage::text AS stage,
   r.failure_reason::text AS "failureReason", r.human_intervention AS "humanIntervention",
   r.tested_at AS "testedAt", r.agent_version AS "agentVersion", r.region, r.task, r.experience,

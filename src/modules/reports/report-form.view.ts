@@ -3,16 +3,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { FieldErrors, FormValues } from '../../forms.js';
 import { PAGE_PATHS } from '../../paths.js';
-import {
-  FAILURE_REASONS,
-  FAILURE_REASON_LABELS,
-  OUTCOMES,
-  OUTCOME_LABELS,
-  STAGES,
-  STAGE_LABELS,
-  TASKS,
-  TASK_LABELS,
-} from '../aggregation/constants.js';
+import { FAILURE_REASONS, FAILURE_REASON_LABELS, OUTCOMES, OUTCOME_LABELS, STAGES, STAGE_LABELS, TASKS, TASK_LABELS } from '../aggregation/constants.js';
 import { listActiveAgents } from '../catalog/catalog.repository.js';
 import { MAX_SCREENSHOTS } from '../evidence/screenshots.js';
 import { editPath, STATUS_LABELS } from './author-view.js';
