@@ -39,8 +39,13 @@ async function main(): Promise<void> {
     }
     signalled = true;
     logger.info({ signal }, 'shutting down');
+    // Still starting (a cluster primary waits for its workers to listen): the end of the start,
+    // below, stops what it started. Exiting here would leave the workers' requests behind.
+    if (service) await stopAndExit(service);
+  };
+  const stopAndExit = async (running: RunningService) => {
     try {
-      await service?.stop();
+      await running.stop();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {
@@ -59,10 +64,7 @@ async function main(): Promise<void> {
     process.stderr.write(`Could not start: ${message.split('\n')[0]}\n`);
     process.exit(1);
   }
-  if (signalled) {
-    await service.stop();
-    process.exit(0);
-  }
+  if (signalled) await stopAndExit(service);
   if (service.server) logger.info({ url: config.baseUrl, embeddedDatabase: service.database.embedded }, 'listening');
 }
 

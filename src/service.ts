@@ -180,15 +180,19 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   let restarts = 0;
   const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });
   const listening = new Promise<void>((resolve, reject) => {
-    let ready = 0;
-    cluster.on('listening', () => {
-      ready += 1;
-      if (ready === config.webConcurrency) resolve();
-    });
+    // Workers that listen, or that stopped cleanly while the others started: only a signal makes
+    // a worker exit 0 (a group's signal reaches the workers while this process still starts).
+    const started = new Set<number>();
+    const settle = (worker: Worker) => {
+      started.add(worker.id);
+      if (started.size === config.webConcurrency) resolve();
+    };
+    cluster.on('listening', settle);
     cluster.on('exit', (worker, code, signal) => {
       if (stopping) return;
-      if (ready < config.webConcurrency) {
-        reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
+      if (started.size < config.webConcurrency) {
+        if (code === 0) settle(worker);
+        else reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
         return;
       }
       // A worker that dies is replaced, at most one a second after repeated failures; not
