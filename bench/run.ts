@@ -1,5 +1,6 @@
 // Public read throughput and latency, measured as a client sees them: the service runs in its
-// own process (or processes, WEB_CONCURRENCY), the baselines in another, and this process only
+// own process (or processes, WEB_CONCURRENCY), the baselines in as many of their own (under
+// node:cluster when more than one), and this process only
 // generates load (autocannon) and keeps the tables. Every ratio compares the service with a bare
 // Express 5 route and a bare node:http server sending the very same bytes, measured in the same
 // run, because machines here are shared and noisy: compare ratios, not absolute figures.
@@ -17,6 +18,13 @@
 //                                                 the best run of each counts (noise only slows)
 //   npm run bench -- --max-rate N                 highest req/s the service is expected to reach (limiter budget)
 //   npm run bench -- --readme auto|on|off         write the figures into README.md (auto: unless --only/--skip)
+//   npm run bench -- --uncached --sizes 100000:2000000 --processes 1
+//                                                 only the uncached reads: every filter family (reaches,
+//                                                 task+taskStatus with each status, minConfidence, outcome/stage/days)
+//                                                 with each sort, pages 1, 2 and the last, and deep pages of the
+//                                                 unfiltered lists, each URL asked once, one at a time
+//                                                 (--uncached-agents N: the first N active agents, default 2);
+//                                                 written to bench/results-uncached.md and README.md's uncached block
 //
 // Honest by construction (the issue "the benchmark flatters the service"):
 // - every request carries `accept-encoding: gzip`, and the baselines answer with the bytes the
@@ -48,6 +56,7 @@ import { gunzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../src/net.js';
+import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../src/modules/aggregation/constants.js';
 import type { Fixture } from './baseline-server.js';
 
 // autocannon keeps every response body as a string (`req.body += chunk`, a UTF-8 decode of each
@@ -75,6 +84,8 @@ const { values } = parseArgs({
     'data-root': { type: 'string', default: path.join(root, 'bench', '.data') },
     out: { type: 'string', default: path.join(root, 'bench', 'results.md') },
     readme: { type: 'string', default: 'auto' },
+    uncached: { type: 'boolean', default: false },
+    'uncached-agents': { type: 'string', default: '2' },
   },
 });
 const sizes = values.sizes.split(',').map((pair) => {
@@ -348,10 +359,11 @@ async function startService(dataDir: string, processes: number): Promise<Service
   };
 }
 
-async function startBaselines(fixtures: Fixture[]): Promise<{ express: string; http: string; pid: number; stop(): Promise<void> }> {
+/** The baselines, with as many processes as the service has (a node:cluster primary and its workers when more than 1). */
+async function startBaselines(fixtures: Fixture[], processes: number): Promise<{ express: string; http: string; pids(): number[]; stop(): Promise<void> }> {
   const file = path.join(os.tmpdir(), `acd-bench-fixtures-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(fixtures));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', file, String(processes)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -367,7 +379,7 @@ async function startBaselines(fixtures: Fixture[]): Promise<{ express: string; h
   return {
     express: `http://127.0.0.1:${ports.express}`,
     http: `http://127.0.0.1:${ports.http}`,
-    pid: child.pid!,
+    pids: () => [child.pid!, ...childrenOf(child.pid!)],
     async stop() {
       child.kill('SIGTERM');
       await waitForExit(child);
@@ -725,6 +737,119 @@ function startWriter(client: pg.Client, ids: string[], rate: number): { stop(): 
   };
 }
 
+interface UncachedRow {
+  size: string;
+  processes: number;
+  family: string;
+  requests: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** The slowest URL of the family, and its time. */
+  worst: string;
+  /** Answers other than 200, or served from the cache (none expected). */
+  unexpected: number;
+}
+
+const MERCHANT_SORTS = ['recent', 'popular', 'name', 'rating', 'reach'] as const;
+const PLAIN_SORTS = ['recent', 'popular', 'name'] as const;
+
+/**
+ * The uncached reads (issue 38): every URL asked once, one request at a time, on a service
+ * started fresh, so each answer is built (a count already made for the same filter is reused
+ * from the count cache, as in production). Per filter family: pages 1, 2 and the last one.
+ */
+async function uncachedReads(service: Service, size: string, processes: number): Promise<UncachedRow[]> {
+  const client = new pg.Client({ connectionString: service.databaseUrl });
+  await client.connect();
+  let agents: string[];
+  try {
+    const { rows } = await client.query<{ slug: string }>('SELECT slug FROM agents WHERE active ORDER BY slug LIMIT $1', [Number(values['uncached-agents'])]);
+    agents = rows.map((r) => r.slug);
+  } finally {
+    await client.end();
+  }
+  const families = new Map<string, string[]>();
+  const add = (family: string, query: string) => {
+    if (!selected(family)) return;
+    const list = families.get(family) ?? [];
+    list.push(query);
+    families.set(family, list);
+  };
+  for (const agent of agents) {
+    const base = `/api/v1/agents/${agent}/merchants?`;
+    for (const sort of MERCHANT_SORTS) {
+      for (const reaches of FUNNEL_TASKS) add('reaches', `${base}reaches=${reaches}&sort=${sort}`);
+      for (const task of TASKS) for (const status of CAPABILITY_STATUSES) add(`task+taskStatus=${status}`, `${base}task=${task}&taskStatus=${status}&sort=${sort}`);
+      for (const level of CONFIDENCE_LEVELS) add('minConfidence', `${base}minConfidence=${level}&sort=${sort}`);
+      for (const outcome of OUTCOMES) add('outcome/stage/days, agent', `${base}outcome=${outcome}&sort=${sort}`);
+      for (const stage of STAGES) add('outcome/stage/days, agent', `${base}stage=${stage}&sort=${sort}`);
+      for (const days of [7, 30, 365]) add('outcome/stage/days, agent', `${base}days=${days}&sort=${sort}`);
+      add('outcome/stage/days, agent', `${base}outcome=BLOCKED&stage=CHECKOUT&days=30&sort=${sort}`);
+      add('no filter, agent', `${base}sort=${sort}`);
+    }
+  }
+  for (const sort of PLAIN_SORTS) {
+    for (const outcome of OUTCOMES) add('outcome/stage/days, no agent', `/api/v1/merchants?outcome=${outcome}&sort=${sort}`);
+    for (const stage of STAGES) add('outcome/stage/days, no agent', `/api/v1/merchants?stage=${stage}&sort=${sort}`);
+    for (const days of [7, 30, 365]) add('outcome/stage/days, no agent', `/api/v1/merchants?days=${days}&sort=${sort}`);
+    add('outcome/stage/days, no agent', `/api/v1/merchants?outcome=BLOCKED&stage=CHECKOUT&days=30&sort=${sort}`);
+    add('no filter, no agent', `/api/v1/merchants?sort=${sort}`);
+    add('no filter, no agent', `/api/v1/merchants?view=compact&sort=${sort}`);
+  }
+  const rows: UncachedRow[] = [];
+  for (const [family, queries] of families) {
+    const times: Array<{ ms: number; url: string }> = [];
+    let unexpected = 0;
+    const ask = async (url: string) => {
+      const started = performance.now();
+      const res = await get(service.base + url, GZIP);
+      times.push({ ms: performance.now() - started, url });
+      if (res.status !== 200 || res.headers['x-cache'] !== 'MISS') unexpected += 1;
+      return res;
+    };
+    for (const query of queries) {
+      const first = await ask(query);
+      const identity = first.headers['content-encoding'] === 'gzip' ? gunzipSync(first.body) : first.body;
+      const { total, pageSize } = JSON.parse(identity.toString('utf8')) as { total: number; pageSize: number };
+      const last = Math.max(1, Math.ceil(total / pageSize));
+      // Deep pages of the unfiltered lists: every tenth of the way, and the last.
+      const pages = family.startsWith('no filter')
+        ? [...new Set([2, ...Array.from({ length: 10 }, (_, i) => Math.max(2, Math.round(((i + 1) * last) / 10)))])].filter((p) => p <= last)
+        : [...new Set([2, last])].filter((p) => p > 1 && p <= last);
+      for (const page of pages) await ask(`${query}&page=${page}`);
+    }
+    const sorted = [...times].sort((a, b) => a.ms - b.ms);
+    const ms = sorted.map((t) => t.ms);
+    rows.push({
+      size,
+      processes,
+      family,
+      requests: ms.length,
+      p50: percentile(ms, 50),
+      p90: percentile(ms, 90),
+      p99: percentile(ms, 99),
+      max: ms[ms.length - 1]!,
+      worst: sorted[sorted.length - 1]!.url,
+      unexpected,
+    });
+    log(`  uncached ${family}: ${ms.length} requests, p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms, max ${ms[ms.length - 1]!.toFixed(1)} ms (${sorted[sorted.length - 1]!.url})`);
+  }
+  return rows;
+}
+
+function uncachedTable(rows: UncachedRow[]): string[] {
+  return [
+    '| Processes | Filter family (each with each sort) | requests | p50 ms | p90 ms | p99 ms | max ms | slowest | not a fresh 200 |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.processes} | ${r.family} | ${thousands(r.requests)} | ${r.p50.toFixed(1)} | ${r.p90.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | \`${r.worst.replace(/agents\/[^/]+\//, 'agents/…/')}\` | ${r.unexpected} |`,
+    ),
+  ];
+}
+
 const best = (runs: Load[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
 
 async function measureSize(
@@ -752,9 +877,12 @@ async function measureSize(
       if (wantMixed || wantChurn) {
         for (const url of mixed) if (!recordings.has(url)) recordings.set(url, await record(service, url, false));
       }
-      baselines = await startBaselines([...recordings.values()].map((r) => r.fixture));
+      baselines = await startBaselines(
+        [...recordings.values()].map((r) => r.fixture),
+        processes,
+      );
       const base: Record<Side, string> = { service: service.base, express: baselines.express, http: baselines.http };
-      const pidsOf = (side: Side) => (side === 'service' ? service.pids() : [baselines!.pid]);
+      const pidsOf = (side: Side) => (side === 'service' ? service.pids() : baselines!.pids());
       // Every row: the service and both baselines, alternating, in reverse order every other repeat.
       const measure = async (paths: string[], answer: 200 | 304, etag?: string, onService?: (run: () => Promise<Load>) => Promise<Load>) => {
         const runs: Record<Side, Load[]> = { service: [], express: [], http: [] };
@@ -950,7 +1078,8 @@ function methodLines(services: ServiceRun[]): string[] {
         `${thousands(s.limiterPeak)} (${pct(s.limiterPeak, PUBLIC_BUDGET)}) |`,
     ),
     '',
-    "The baselines, in a third process: Express 5 with `app.set('etag', false)` and node:http, each answering the bytes recorded from the service " +
+    "The baselines, in processes of their own, as many as the service's (a node:cluster primary and its workers sharing both ports, as the service's " +
+      'WEB_CONCURRENCY workers do, when more than one): Express 5 with `app.set(\'etag\', false)` and node:http, each answering the bytes recorded from the service ' +
       'for the same URL asked with `accept-encoding: gzip` (the same body, Content-Encoding, ETag, Content-Type, Vary and other static headers), and the ' +
       "service's 304 when If-None-Match equals the recorded ETag (a precomputed comparison). They leave out only the service's per-request headers " +
       '(X-Request-Id, RateLimit, RateLimit-Policy, X-Cache): the bytes-per-answer columns below show that difference.',
@@ -1054,7 +1183,9 @@ function readmeBlock(fair: FairRow[], churn: ChurnRow[], first: FirstReadRow[], 
   const lines = [
     '<!-- bench:start (written by npm run bench from the same run as bench/results.md; do not edit by hand) -->',
     `Measured ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by \`${command}\` on ${machineLine()}. ` +
-      `Details (bytes per answer, cores busy, limiter and log figures, ${Math.max(...processCounts)} processes against 1): [\`bench/results.md\`](bench/results.md).`,
+      `Details (bytes per answer, cores busy, limiter and log figures, ${Math.max(...processCounts)} processes against 1): [\`bench/results.md\`](bench/results.md). ` +
+      'In every row the baselines run with as many processes as the service (under node:cluster when more than one) and send the same bytes and ' +
+      "fixed headers the service sent for that URL (only its per-request X-Request-Id, RateLimit and X-Cache left out).",
     '',
   ];
   for (const size of [...new Set([...fair, ...churn, ...first].map((r) => r.size))]) {
@@ -1072,6 +1203,54 @@ function readmeBlock(fair: FairRow[], churn: ChurnRow[], first: FirstReadRow[], 
     '<!-- bench:end -->',
   );
   return lines.join('\n');
+}
+
+if (values.uncached) {
+  const rows: UncachedRow[] = [];
+  for (const { merchants, reports } of sizes) {
+    const size = `${merchants.toLocaleString('en-US')} / ${reports.toLocaleString('en-US')}`;
+    const dataDir = await dataDirFor(merchants, reports);
+    for (const processes of processCounts) {
+      log(`\n${size}: starting the service with ${processes} process(es), uncached reads`);
+      const service = await startService(dataDir, processes);
+      try {
+        rows.push(...(await uncachedReads(service, size, processes)));
+      } finally {
+        await service.stop();
+      }
+    }
+  }
+  keepAlive.destroy();
+  const intro =
+    `Measured ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by \`${command}\` on ${machineLine()}. ` +
+    'The service started fresh (NODE_ENV=production, LOG_LEVEL=info), every URL asked once, one request at a time, so every answer is built ' +
+    '(X-Cache: MISS); a count made for the same filter earlier is reused from the count cache, as in production. Each family asks every value ' +
+    `with every sort for the first ${values['uncached-agents']} active agents (or the whole directory), pages 1, 2 and the last; the unfiltered lists also every tenth of the way to the last page.`;
+  const sizesDone = [...new Set(rows.map((r) => r.size))];
+  const tables = sizesDone.flatMap((size) => [`**${size} merchants / reports: uncached reads**`, '', ...uncachedTable(rows.filter((r) => r.size === size)), '']);
+  const text = ['# Uncached reads', '', intro, '', ...tables].join('\n');
+  writeFileSync(path.join(root, 'bench', 'results-uncached.md'), `${text}\n`);
+  process.stdout.write(`\n${text}\n`);
+  if (writeReadme) {
+    const readmePath = path.join(root, 'README.md');
+    const readme = readFileSync(readmePath, 'utf8');
+    const start = readme.indexOf('<!-- bench-uncached:start');
+    const end = readme.indexOf('<!-- bench-uncached:end -->');
+    if (start === -1 || end === -1 || end < start) {
+      log('\nREADME.md has no <!-- bench-uncached:start --> … <!-- bench-uncached:end --> block: its figures were not written.');
+    } else {
+      const block = [
+        '<!-- bench-uncached:start (written by npm run bench -- --uncached from the same run as bench/results-uncached.md; do not edit by hand) -->',
+        intro,
+        '',
+        ...tables,
+        '<!-- bench-uncached:end -->',
+      ].join('\n');
+      writeFileSync(readmePath, readme.slice(0, start) + block + readme.slice(end + '<!-- bench-uncached:end -->'.length));
+      log('\nREADME.md: uncached figures written between their markers.');
+    }
+  }
+  process.exit(rows.some((r) => r.unexpected > 0) ? 1 : 0);
 }
 
 const fair: FairRow[] = [];

@@ -7,7 +7,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type pg from 'pg';
 import type { Config } from './config/env.js';
 import type { Logger } from './logger.js';
-import { requestLog } from './web/middleware/request-log.js';
+import { logAnswered, requestIdOf, requestLog } from './web/middleware/request-log.js';
 import { acceptAbsoluteForm } from './web/middleware/request-target.js';
 import { apiSecurityHeaders, pageSecurityHeaders } from './web/middleware/security-headers.js';
 import type { PrismaClient } from './db/client.js';
@@ -29,6 +29,7 @@ import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
 import { countCache, type CountCache } from './modules/directory/counts.js';
 import { ResponseCache, settleWrites } from './web/middleware/response-cache.js';
+import type { FrontDoor } from './web/middleware/cached-answer.js';
 import { parseQuery, refuseLongQuery } from './web/middleware/validate.js';
 import { problemErrorHandler } from './web/middleware/errors.js';
 import { layoutLocals } from './web/middleware/layout.js';
@@ -108,9 +109,6 @@ function bareApp(config: Config): Express {
   // ETags are given deliberately: a report's version (private API), a cached body's hash (response cache).
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-
-  // Before anything reads the target: an absolute-form one is answered as its path and query.
-  acceptAbsoluteForm(app);
   return app;
 }
 
@@ -128,8 +126,20 @@ function mountFrontStack(app: Express, deps: AppDeps): FrontStack {
   // each cached answer once.
   const compress = compression();
   const responses = new ResponseCache({ versions: deps.versions, clock: deps.clock, proceed: compress });
-  // Cached public answers leave here, with the headers the stack below gave them when built.
-  app.use(responses.frontDoor());
+  // Before anything reads the target: an absolute-form one is answered as its path and query.
+  // Then cached public answers leave at once (the response cache's front door), before the
+  // router, with the headers the stack below gave them when built, the request's id and
+  // limits, its log line and its metrics. The routes' own cache middleware answers the rest
+  // (a stale answer being rebuilt, an encoding not yet made).
+  const logLine = logAnswered(deps.logger);
+  const door: FrontDoor = {
+    requestId: requestIdOf,
+    answered(req, res, id, route, cache, started) {
+      metrics.answered(req.method as 'GET' | 'HEAD', route, res.statusCode, started, cache);
+      logLine(req, res.statusCode, id, started);
+    },
+  };
+  acceptAbsoluteForm(app, (req, res, started) => responses.answer(req, res, door, started));
   app.use(settleWrites(deps.versions));
   return { metrics, apiHeaders, pageHeaders, compress, responses };
 }

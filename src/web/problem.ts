@@ -47,7 +47,7 @@ const STATUS_OF: Record<RefusalKind, number> = {
 export const statusOf = (kind: RefusalKind): number => STATUS_OF[kind];
 
 /** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers-08) of one limit's usage. */
-function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
+export function rateLimitHeaders(usage: LimitUsage): Record<string, string> {
   return {
     'RateLimit-Policy': `"${usage.name}"; q=${usage.limit}; w=${usage.windowSeconds}${usage.partition ? `; pk=:${usage.partition}:` : ''}`,
     RateLimit: `"${usage.name}"; r=${usage.remaining}; t=${usage.resetSeconds}`,

@@ -99,13 +99,25 @@ export class ResponseChecker {
     };
     res.once('finish', () => {
       const raw = Buffer.concat(chunks);
-      const encoding = String(res.getHeader('content-encoding') ?? '');
+      const encoding = String(sentHeader(res, 'content-encoding') ?? '');
       const body = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'deflate' ? inflateSync(raw) : raw;
-      const contentType = res.getHeader('content-type');
+      const contentType = sentHeader(res, 'content-type');
       const problem = this.problemWith(req.method ?? 'GET', url.split('?')[0]!, res.statusCode, contentType === undefined ? undefined : String(contentType), body);
       if (problem) violations.push(problem);
     });
   }
+}
+
+/**
+ * A header as it went out: read from the header block sent, since the response cache's front
+ * door hands writeHead its headers whole (getHeader knows none of them).
+ */
+function sentHeader(res: ServerResponse, name: string): string | undefined {
+  const block = (res as ServerResponse & { _header?: string | null })._header;
+  if (typeof block !== 'string') return res.getHeader(name)?.toString();
+  const wanted = `${name.toLowerCase()}:`;
+  for (const line of block.split('\r\n')) if (line.toLowerCase().startsWith(wanted)) return line.slice(wanted.length).trim();
+  return undefined;
 }
 
 let shared: ResponseChecker | undefined;

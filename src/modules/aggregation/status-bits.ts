@@ -23,3 +23,7 @@ export const statusBitsOf = (capabilities: Readonly<Record<TaskKey, { status: Ca
 /** The mask matching summaries whose `task` has one of `statuses`. */
 export const statusMask = (task: TaskKey, statuses: readonly CapabilityStatus[]): number =>
   [...new Set(statuses)].reduce((mask, status) => mask + statusBit(task, status), 0);
+
+/** The "TASK:status" tokens (column status_tokens) of the bits of a mask. */
+export const statusTokensOf = (mask: number): string[] =>
+  TASKS.flatMap((task) => CAPABILITY_STATUSES.filter((status) => Math.floor(mask / statusBit(task, status)) % 2 === 1).map((status) => `${task}:${status}`));

@@ -4,6 +4,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
+import { statusTokensOf } from '../aggregation/status-bits.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import { escapeLike } from '../../db/like.js';
@@ -31,7 +32,18 @@ export interface MerchantSearch {
   now: Date;
   /** Also count the sponsored listings among the matches (the pages say "19 shops + 4 sponsored"). */
   countSponsored?: boolean;
+  /** Searches with at most this many matches are gathered whole and sorted (default GATHER_AT_MOST; tests set 0 or Infinity). */
+  gatherAtMost?: number;
 }
+
+/**
+ * A search matching at most this many merchants is answered by gathering every match through
+ * its filter, then sorting them (`gatherPage`); a broader one walks its sort order's index
+ * (`searchMerchants`), where matches are dense enough to fill a page after a short walk.
+ * Walking a sort index for a selective filter (`task=ACCESS&taskStatus=untested`, a few hundred
+ * of 100,000 merchants) read most of the index to fill one page: 300-700 ms.
+ */
+const GATHER_AT_MOST = 2_000;
 
 /** A public merchant row with its public satellite data (never a private column). */
 export interface MerchantRow {
@@ -156,26 +168,47 @@ const searchFrom = (s: MerchantSearch) =>
  * reports last; it is split in two segments (with and without a last report) so that each
  * can walk an index instead of sorting the directory.
  */
-function orderSegments(s: MerchantSearch): Array<{ where: Prisma.Sql; order: Prisma.Sql }> {
+/** A sort key: a column and its direction (nulls where PostgreSQL puts them by default). */
+type SortKey = [column: Prisma.Sql, direction: 'ASC' | 'DESC'];
+const asc = (column: Prisma.Sql): SortKey => [column, 'ASC'];
+const desc = (column: Prisma.Sql): SortKey => [column, 'DESC'];
+
+/**
+ * An ORDER BY of these keys, or of their exact reverse: each direction flipped, which flips
+ * where nulls go too (DESC puts them first, ASC last), so an index is walked backwards.
+ */
+const orderBy = (keys: SortKey[], reversed = false): Prisma.Sql =>
+  Prisma.join(
+    keys.map(([column, direction]) => Prisma.sql`${column} ${Prisma.raw((direction === 'DESC') !== reversed ? 'DESC' : 'ASC')}`),
+    ', ',
+  );
+
+function orderSegments(s: MerchantSearch): Array<{ where: Prisma.Sql; order: SortKey[] }> {
   const count = s.agentId ? Prisma.sql`sa.report_count` : Prisma.sql`m.report_count`;
   const last = s.agentId ? Prisma.sql`sa.last_reported_at` : Prisma.sql`m.last_reported_at`;
+  const byName = [asc(Prisma.sql`m.name`), asc(Prisma.sql`m.id`)];
   switch (s.sort) {
     case 'name':
-      return [{ where: Prisma.sql`true`, order: Prisma.sql`m.name, m.id` }];
+      return [{ where: Prisma.sql`true`, order: byName }];
     case 'popular':
-      return [{ where: Prisma.sql`true`, order: Prisma.sql`${count} DESC, m.name, m.id` }];
+      return [{ where: Prisma.sql`true`, order: [desc(count), ...byName] }];
     case 'rating':
-      return [{ where: Prisma.sql`true`, order: Prisma.sql`sa.rating DESC, ${count} DESC, m.name, m.id` }];
+      return [{ where: Prisma.sql`true`, order: [desc(Prisma.sql`sa.rating`), desc(count), ...byName] }];
     case 'reach':
       // Walks the (agent, reach_level DESC, reach_confidence DESC, last_reported_at DESC, ...)
       // index. last_reported_at is never null on a listed row (report_count > 0 means a last
       // report), so its DESC here (nulls first, as the index has it) is the documented "nulls
       // last"; written NULLS LAST, the index would order only the first two keys.
-      return [{ where: Prisma.sql`true`, order: Prisma.sql`sa.reach_level DESC, sa.reach_confidence DESC, sa.last_reported_at DESC, m.name, m.id` }];
+      return [
+        {
+          where: Prisma.sql`true`,
+          order: [desc(Prisma.sql`sa.reach_level`), desc(Prisma.sql`sa.reach_confidence`), desc(Prisma.sql`sa.last_reported_at`), ...byName],
+        },
+      ];
     case 'recent':
       return [
-        { where: Prisma.sql`${last} IS NOT NULL`, order: Prisma.sql`${last} DESC, m.name, m.id` },
-        { where: Prisma.sql`${last} IS NULL`, order: Prisma.sql`m.name, m.id` },
+        { where: Prisma.sql`${last} IS NOT NULL`, order: [desc(last), ...byName] },
+        { where: Prisma.sql`${last} IS NULL`, order: byName },
       ];
   }
 }
@@ -191,6 +224,36 @@ async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
 const onlyAgent = (s: MerchantSearch) => s.agentId && !s.q && !s.categoryId && !s.region && !s.outcome && !s.stage && !s.days;
 
 const countQuery = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
+
+/**
+ * One page of a search with few matches: every match is read through the filter (a MATERIALIZED
+ * CTE, so that the planner reads them by the index that leads with the filter instead of walking
+ * a sort order), with its sort keys and whether it is sponsored now, then sorted as
+ * `orderSegments` and the sponsored-first rule order them, in memory.
+ */
+function gatherQuery(s: MerchantSearch, from: Prisma.Sql, where: Prisma.Sql, sponsored: Prisma.Sql): Prisma.Sql {
+  const count = s.agentId ? Prisma.sql`sa.report_count` : Prisma.sql`m.report_count`;
+  const last = s.agentId ? Prisma.sql`sa.last_reported_at` : Prisma.sql`m.last_reported_at`;
+  const agentColumns = s.agentId ? Prisma.sql`, sa.rating, sa.reach_level, sa.reach_confidence` : Prisma.empty;
+  const order = {
+    name: Prisma.sql`name, id`,
+    popular: Prisma.sql`n DESC, name, id`,
+    rating: Prisma.sql`rating DESC, n DESC, name, id`,
+    reach: Prisma.sql`reach_level DESC, reach_confidence DESC, last DESC, name, id`,
+    // With a last report first, newest first; then those without, by name.
+    recent: Prisma.sql`last IS NULL, last DESC, name, id`,
+  }[s.sort];
+  // The task-status mask again as the tokens it stands for (the same statuses, written together):
+  // the planner has statistics for the tokens, and a GIN index, where it takes the bitwise test
+  // to match nearly every row, and chose a hash join over every merchant (400 ms for 395 matches).
+  const tokens = s.statusMask !== undefined ? statusTokensOf(s.statusMask) : [];
+  const hint = tokens.length > 0 ? Prisma.sql` AND sa.status_tokens && ${tokens}::text[]` : Prisma.empty;
+  return Prisma.sql`
+    WITH hits AS MATERIALIZED (
+      SELECT m.id, m.name, ${count} AS n, ${last} AS last${agentColumns}, ${sponsored} AS sponsored
+        FROM ${from} WHERE ${where}${hint})
+    SELECT id FROM hits ORDER BY sponsored DESC, ${order} OFFSET ${s.offset} LIMIT ${s.limit}`;
+}
 
 /**
  * One page of the directory: sponsored listings running now come first (in the chosen order),
@@ -218,26 +281,38 @@ export async function searchMerchants(
         Prisma.join([Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0`, ...summaryConditions(s)], ' AND '),
       ))
     : count(countQuery(from, where));
-  const pageIds = async () => {
+  /**
+   * Walks the parts in order with the page's OFFSET; a page in the second half of the list
+   * walks them from the end instead (each part's order reversed, parts in reverse order, the
+   * offset counted from the end, the rows turned round), so that the last pages cost what the
+   * first ones do.
+   */
+  const walkPage = async (total: number) => {
+    const take = Math.min(s.limit, total - s.offset);
+    const fromEnd = s.offset > total - s.offset - take;
+    const ordered = fromEnd ? [...parts].reverse() : parts;
     const ids: string[] = [];
-    let skip = s.offset;
-    for (const part of parts) {
-      if (ids.length >= s.limit) break;
+    let skip = fromEnd ? total - s.offset - take : s.offset;
+    for (const part of ordered) {
+      if (ids.length >= take) break;
       const partWhere = Prisma.sql`${where} AND ${part.where}`;
       const page = await idsOf(
         prisma,
-        Prisma.sql`SELECT m.id FROM ${from} WHERE ${partWhere} ORDER BY ${part.order} OFFSET ${skip} LIMIT ${s.limit - ids.length}`,
+        Prisma.sql`SELECT m.id FROM ${from} WHERE ${partWhere} ORDER BY ${orderBy(part.order, fromEnd)} OFFSET ${skip} LIMIT ${take - ids.length}`,
       );
       ids.push(...page);
       // An empty answer with an offset means the page starts past this part: carry the rest
       // of the offset into the next part.
       skip = page.length === 0 && skip > 0 ? Math.max(0, skip - (await count(countQuery(from, partWhere)))) : 0;
     }
-    return ids;
+    return fromEnd ? ids.reverse() : ids;
   };
   // Driven from the running sponsorships (a handful), through the search's own conditions.
   const countSponsored = () => (s.countSponsored ? count(countQuery(from, Prisma.sql`${where} AND ${sponsored}`)) : Promise.resolve(null));
-  const [total, sponsoredTotal, ids] = await Promise.all([countAll(), countSponsored(), pageIds()]);
+  // The count comes first (it is cached per directory version): it says which way the page is read.
+  const [total, sponsoredTotal] = await Promise.all([countAll(), countSponsored()]);
+  const gather = total <= (s.gatherAtMost ?? GATHER_AT_MOST);
+  const ids = total === 0 || s.offset >= total ? [] : gather ? await idsOf(prisma, gatherQuery(s, from, where, sponsored)) : await walkPage(total);
   if (ids.length === 0) return { total, sponsored: sponsoredTotal, rows: [] };
   const rows = await prisma.$queryRaw<MerchantRow[]>`
     SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;

@@ -55,6 +55,12 @@ export interface AppMetrics {
   readonly registry: Registry;
   /** Times every request, first in the stack. */
   readonly timing: RequestHandler;
+  /**
+   * Counts an answer the response cache's front door gave before the stack (app.ts): one
+   * observation of the duration histogram, from `started` (performance.now()) until now (the
+   * answer was handed to the socket), and one of the cache counter.
+   */
+  answered(method: 'GET' | 'HEAD', route: string | undefined, statusCode: number, started: number, cache: 'HIT' | 'STALE'): void;
   /** The app's metrics, then the process's, as Prometheus text. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -74,11 +80,13 @@ export function createAppMetrics(deps: AppMetricsDeps): AppMetrics {
   const requests = requestMetrics(registers);
   stateGauges(deps, registers);
   const timing = timingOf(requests);
+  const answered = answeredOf(requests);
 
   shareWithCluster([registry, processRegistry()]);
   return {
     registry,
     timing,
+    answered,
     contentType: registry.contentType,
     async scrape() {
       if (scrapesThroughPrimary()) return scrapeThroughPrimary();
@@ -175,6 +183,25 @@ function timingOf({ duration, cache }: RequestMetrics): RequestHandler {
       if (CACHE_RESULTS.has(result)) cache.inc({ result: result.toLowerCase().replaceAll('-', '_') });
     });
     next();
+  };
+}
+
+/**
+ * Counts the front door's answers: one observation of the duration histogram and one of the
+ * cache counter, with label sets made once per route, method and status class.
+ */
+function answeredOf({ duration, cache }: RequestMetrics): AppMetrics['answered'] {
+  const labelSets = new Map<string, Array<{ method: string; route: string; status_class: string } | undefined>>();
+  const hitLabels = { result: 'hit' };
+  const staleLabels = { result: 'stale' };
+  return (method, route, statusCode, started, result) => {
+    const template = route ?? 'unmatched';
+    let sets = labelSets.get(template);
+    if (sets === undefined) labelSets.set(template, (sets = []));
+    const slot = (method === 'GET' ? 0 : 6) + Math.min(5, Math.floor(statusCode / 100));
+    const labels = (sets[slot] ??= { method, route: template, status_class: `${Math.floor(statusCode / 100)}xx` });
+    duration.observe(labels, (performance.now() - started) / 1000);
+    cache.inc(result === 'HIT' ? hitLabels : staleLabels);
   };
 }
 

@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.js';
 import type { LimitUsage } from '../../errors.js';
 import { addressKey } from '../../modules/limits/address-key.js';
 import { partitionKey, PostgresRateLimitStore, SyncedRateLimitStore } from '../../modules/limits/counters.js';
-import { appendRateLimitHeaders, sendProblem } from '../problem.js';
+import { appendRateLimitHeaders, rateLimitHeaders, sendProblem } from '../problem.js';
 
 /**
  * The trusted client address (Express's req.ip) as every per-address limit counts it: an IPv4
@@ -65,6 +65,12 @@ function limitedProblem(res: Response, options: LimitOptions, retryAfter: number
 export type SyncedLimiter = RequestHandler & {
   /** Counts this request (once, however often asked) and sets its headers; true when allowed. */
   decide(req: Request, res: Response): boolean;
+  /**
+   * Counts this request for the response cache's front door: when allowed, the values of its
+   * RateLimit-Policy and RateLimit headers (set by the caller, with nothing remembered); when
+   * refused, null, with the headers set and the decision remembered for the route's limiter.
+   */
+  admit(req: Request, res: Response): { policy: string; remaining: string } | null;
   /** Its per-process counters (their size, and their sync). */
   readonly store: SyncedRateLimitStore;
 };
@@ -79,25 +85,37 @@ function syncedLimiter(options: LimitOptions): SyncedLimiter {
   store.init({ windowMs: options.windowMs, limit: options.limit } as Options);
   const windowSeconds = Math.ceil(options.windowMs / 1000);
   const decisions = new WeakMap<Response, number>();
-  // Seconds until the window ends when refused, 0 when allowed.
-  const refusal = (req: Request, res: Response): number => {
-    const known = decisions.get(res);
-    if (known !== undefined) return known;
+  const count = (req: Request, res: Response): LimitUsage & { allowed: boolean } => {
     const key = options.keyGenerator(req, res);
     if (typeof key !== 'string') throw new TypeError('a synced limiter needs a synchronous key');
     const { totalHits, resetTime, partition } = store.hit(key);
-    const resetSeconds = Math.max(1, Math.ceil((resetTime.getTime() - options.clock.now().getTime()) / 1000));
-    appendRateLimitHeaders(res, {
+    return {
       name: options.name,
       limit: options.limit,
       windowSeconds,
       remaining: Math.max(0, options.limit - totalHits),
-      resetSeconds,
+      resetSeconds: Math.max(1, Math.ceil((resetTime.getTime() - options.clock.now().getTime()) / 1000)),
       partition,
-    });
-    const decision = totalHits <= options.limit ? 0 : resetSeconds;
+      allowed: totalHits <= options.limit,
+    };
+  };
+  const remember = (res: Response, usage: LimitUsage & { allowed: boolean }): number => {
+    const { allowed, ...headers } = usage;
+    appendRateLimitHeaders(res, headers);
+    const decision = allowed ? 0 : usage.resetSeconds;
     decisions.set(res, decision);
     return decision;
+  };
+  // Seconds until the window ends when refused, 0 when allowed.
+  const refusal = (req: Request, res: Response): number => decisions.get(res) ?? remember(res, count(req, res));
+  const admit = (req: Request, res: Response) => {
+    const usage = count(req, res);
+    if (!usage.allowed) {
+      remember(res, usage);
+      return null;
+    }
+    const headers = rateLimitHeaders(usage);
+    return { policy: headers['RateLimit-Policy']!, remaining: headers.RateLimit! };
   };
   const middleware: RequestHandler = (req, res, next) => {
     const retryAfter = refusal(req, res);
@@ -109,7 +127,7 @@ function syncedLimiter(options: LimitOptions): SyncedLimiter {
     if (options.onLimited) options.onLimited(req, res, retryAfter);
     else limitedProblem(res, options, retryAfter);
   };
-  return Object.assign(middleware, { decide: (req: Request, res: Response) => refusal(req, res) === 0, store });
+  return Object.assign(middleware, { decide: (req: Request, res: Response) => refusal(req, res) === 0, admit, store });
 }
 
 /** A limiter over the shared PostgreSQL counters, with the IETF headers (draft-8). */

@@ -35,6 +35,28 @@ function wholeBodyWritten(req: Request, res: Response, sentBefore: number): bool
   return req.socket.bytesWritten - sentBefore >= Buffer.byteLength(header, 'latin1') + declared;
 }
 
+/** The request's id: the caller's X-Request-Id when it is a plain token that does not look like an agent key, else a new one. */
+export function requestIdOf(req: Request): string {
+  const incoming = req.headers['x-request-id'];
+  // A caller's id is echoed and logged: never one that looks like an agent key.
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !/acd_/i.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * The log line of an answer the response cache's front door gave (app.ts): the same line as
+ * the middleware's, written once the answer was handed to the socket (it was whole by then).
+ */
+export function logAnswered(logger: Logger): (req: Request, statusCode: number, id: string, started: number) => void {
+  return (req, statusCode, id, started) => {
+    if (!logger.isLevelEnabled('info')) return;
+    logger.info(
+      // Before the router, req.url is the target as sent (the router sets originalUrl to it).
+      { req: { id, method: req.method, url: redactUrl(req.url) }, res: { statusCode }, responseTime: Math.round(performance.now() - started) },
+      'request completed',
+    );
+  };
+}
+
 /** Installs the request log on `app` (its request prototype gets a lazy `log`). */
 export function requestLog(logger: Logger, app: Express): RequestHandler {
   // Defined once on the app's request prototype rather than on every request.
@@ -46,9 +68,7 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
   });
   return (req, res, next) => {
     const started = performance.now();
-    const incoming = req.headers['x-request-id'];
-    // A caller's id is echoed and logged: never one that looks like an agent key.
-    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) && !/acd_/i.test(incoming) ? incoming : randomUUID();
+    const id = requestIdOf(req);
     req.id = id;
     res.setHeader('X-Request-Id', id);
     if (!QUIET_PATHS.has(req.url)) {

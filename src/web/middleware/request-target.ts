@@ -5,8 +5,8 @@
 // The target is answered as its origin form, path and query, before Express's router reads it
 // (the router keeps the scheme and host aside when it sees them, so no middleware can do this).
 // Which host the client named does not matter: the service answers for BASE_URL only.
-import type { IncomingMessage } from 'node:http';
-import type { Express } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, Request, Response } from 'express';
 
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
@@ -19,13 +19,30 @@ function originForm(target: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
-/** Makes `app` answer every absolute-form target as its origin form. */
-export function acceptAbsoluteForm(app: Express): void {
-  type Handle = (req: IncomingMessage, ...rest: unknown[]) => void;
+/**
+ * Makes `app` answer every absolute-form target as its origin form; then, for a GET or HEAD,
+ * gives `front` (the response cache's front door) the request, set up as app.handle sets it
+ * up (Express's prototypes, `res.locals`), before the router: when it answers (true), the
+ * router never sees the request. `started` is performance.now() at the request's arrival here.
+ */
+export function acceptAbsoluteForm(app: Express, front?: (req: Request, res: Response, started: number) => boolean): void {
+  type Handle = (req: IncomingMessage, res: ServerResponse, ...rest: unknown[]) => void;
   const inner = app as unknown as { handle: Handle };
   const handle = inner.handle.bind(app);
-  inner.handle = (req, ...rest) => {
+  inner.handle = (req, res, ...rest) => {
     if (req.url !== undefined) req.url = originForm(req.url);
-    handle(req, ...rest);
+    if (front && (req.method === 'GET' || req.method === 'HEAD')) {
+      const started = performance.now();
+      // What app.handle does before its router (it does it again, harmlessly, when `front` declines).
+      const request = req as Request;
+      const response = res as Response;
+      request.res = response;
+      response.req = request;
+      Object.setPrototypeOf(req, app.request);
+      Object.setPrototypeOf(res, app.response);
+      (response as { locals?: Response['locals'] }).locals ??= Object.create(null) as Response['locals'];
+      if (front(request, response, started)) return;
+    }
+    handle(req, res, ...rest);
   };
 }

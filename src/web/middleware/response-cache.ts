@@ -1,8 +1,9 @@
 // A per-process cache of finished public responses: the body serialized once, compressed once
 // per encoding, and filed under the directory version it was built for, with the headers the
 // whole middleware stack gave it. A repeated read, or a conditional one, is answered at the
-// front door of the app (after the request log and the answer's own rate limiter) without
-// touching the database, the session or any renderer. Entries live for at most `ttlMs` by the
+// front door of the app, before the router (`answer`, called from app.handle's wrapper, with
+// the request's id, its rate limiter's count, its log line and metrics), without touching the
+// database, the session or any renderer; cached-answer.ts keys and writes the answers. Entries live for at most `ttlMs` by the
 // app's clock, since some answers also move with time (sponsorships running now, `days`).
 //
 // What a change throws away depends on what it changed (modules/directory/version.ts):
@@ -27,21 +28,31 @@
 // rather than each waiting for the database's deadline; then one tries the database again.
 // Nothing is served this way once the version is known again: the normal bounds apply, and a
 // change announced meanwhile drops what it changed (a gap drops everything).
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import type { DirectoryChange, DirectoryVersions } from '../../modules/directory/version.js';
-import { canonicalQuery } from './validate.js';
-import type { SyncedLimiter } from './rate-limit.js';
-import { answeredFor, routeTemplate } from './metrics.js';
+import { MAX_QUERY_PAIRS, queryPairCount } from './validate.js';
+import { routeTemplate } from './metrics.js';
 import { answeredByDeadline } from './deadline.js';
+import {
+  blockOf,
+  cacheKey,
+  clientHasCopy,
+  encodingFor,
+  send,
+  serveStale,
+  targetKey,
+  weakEtag,
+  type CacheRule,
+  type Entry,
+  type FrontDoor,
+  type Scope,
+} from './cached-answer.js';
 import { STALE_IF_ERROR_SECONDS } from '../cache-control.js';
 
-/** Bodies smaller than this are sent as they are (as the compression middleware does). */
-const COMPRESSION_THRESHOLD = 1024;
+
+
 /** Headers that belong to one request or one encoding; every other header is kept and repeated. */
 const PER_REQUEST_HEADERS = new Set([
   'x-request-id',
@@ -56,14 +67,6 @@ const PER_REQUEST_HEADERS = new Set([
   'date',
 ]);
 
-const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
-const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
-  // Quality 4: nearly gzip's speed at a smaller size (the compression middleware's choice too).
-  br: (body) => brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
-  gzip: (body) => gzip(body),
-};
-
 /**
  * How long an answer built from many merchants may be served after a change of a merchant it
  * does not show (which may still move that merchant into it, or change its order or total).
@@ -75,12 +78,6 @@ export const REBUILD_LISTS_EVERY_MS = 5_000;
 const CHANGES_KEPT = 1_024;
 /** After an outage answer, how long stale answers go out at once before a request tries the database again. */
 const OUTAGE_RECHECK_MS = 5_000;
-/** Headers of a failed answer that are the request's own and stay on the stale one served instead. */
-const KEPT_ON_FALLBACK = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy']);
-
-/** What an answer was built from: one merchant (and the directory's agents), or many merchants. */
-type Scope = { merchants: ReadonlySet<string> } | 'many';
-
 const SCOPE = Symbol('response cache scope');
 const SHOWS = Symbol('response cache shows');
 
@@ -99,26 +96,6 @@ export function cacheScope(res: Response, merchantIds: readonly string[]): void 
  */
 export function cacheShows(res: Response, merchantIds: Iterable<string>): void {
   (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] = new Set([...merchantIds].map((id) => id.toLowerCase()));
-}
-
-interface Entry {
-  expiresAt: number;
-  /** For a list: the merchants it shows (cacheShows), whose changes drop it at once. */
-  shows: ReadonlySet<string> | null;
-  /** When the build of this answer began (the app's clock). */
-  builtAt: number;
-  scope: Scope;
-  /** Set when a change may have altered it: from then on it is served for at most STALE_LISTS_MS. */
-  staleSince: number | null;
-  etag: string;
-  rule: CacheRule;
-  /** The route template that built it (metrics label the answers served from it with it). */
-  route: string | undefined;
-  headers: Array<[string, string | string[]]>;
-  identity: Buffer;
-  encoded: Map<'br' | 'gzip', Promise<Buffer>>;
-  /** The encodings already made (served synchronously when the answer is a stale-if-error one). */
-  ready: Map<'br' | 'gzip', Buffer>;
 }
 
 export interface ResponseCacheOptions {
@@ -140,45 +117,6 @@ export interface ResponseCacheOptions {
    */
   proceed?: RequestHandler;
 }
-
-export interface CacheRule {
-  /** Pages show who is signed in: only answers to requests without a cookie are shared. */
-  anonymousOnly?: boolean;
-  /** The rate limiter the route runs first; the front door counts a cached answer with it. */
-  limiter?: SyncedLimiter;
-}
-
-/** Escapes the key's own separators, so that distinct queries never share a key. */
-const keyPart = (text: string) => (/[%&=]/.test(text) ? text.replace(/[%&=]/g, (c) => (c === '%' ? '%25' : c === '&' ? '%26' : '%3D')) : text);
-
-const KEY = Symbol('response cache key');
-
-/**
- * The key an answer is filed under: the request's path as sent, and the query exactly as its
- * handler reads it (`req.query`, from the app's one query parser) without the parameters every
- * endpoint ignores, in canonical order (validate.ts canonicalQuery). Never the raw text after
- * `?`: a parser reading less of it (a limit on pairs, a fragment, a leading `?`) would file an
- * answer for one query under another's key. Everything else a cached route reads is in the
- * path (params, the raw path in links) or is the same for every request (see docs/decisions.md).
- */
-function cacheKey(req: Request): string {
-  const known = (req as Request & { [KEY]?: string })[KEY];
-  if (known !== undefined) return known;
-  const url = req.originalUrl;
-  const mark = url.indexOf('?');
-  let key = mark < 0 ? url : url.slice(0, mark);
-  if (mark >= 0) {
-    let separator = '?';
-    for (const [name, value] of canonicalQuery(req.query)) {
-      key += `${separator}${keyPart(name)}=${keyPart(value)}`;
-      separator = '&';
-    }
-  }
-  (req as Request & { [KEY]?: string })[KEY] = key;
-  return key;
-}
-
-const weakEtag = (body: Buffer) => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 type Change = { seq: number; at: number; change: DirectoryChange };
 
@@ -326,21 +264,49 @@ export class ResponseCache {
   }
 
   /**
-   * Answers a request whose answer is cached, before the rest of the stack: its limiter counts
-   * it, then the stored answer (or a 304) goes out. Anything else goes on to the routers.
+   * The front door: answers a GET or HEAD whose answer is cached, before the app's router
+   * (app.ts calls it from app.handle, once Express has set the request up), and returns true;
+   * anything else (false) goes on to the routers, which answer it as they always did. A cached
+   * answer costs its limiter's count, the request's id, one histogram observation and a log
+   * line (`door`), and one writeHead of headers made once per entry and encoding: no router
+   * dispatch, no per-request listener, timer or header map.
    */
-  frontDoor(): RequestHandler {
-    return (req, res, next) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-      if (this.options.versions.current() === null) return next();
-      const found = this.lookup(cacheKey(req));
-      if (found.kind !== 'serve') return next();
-      const entry = found.entry;
-      if (entry.rule.anonymousOnly && req.headers.cookie) return next();
+  answer(req: Request, res: Response, door: FrontDoor, started: number): boolean {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    if (this.options.versions.current() === null) return false;
+    const url = req.url;
+    // A query string the app refuses (validate.ts refuseLongQuery) is refused by the router.
+    if (queryPairCount(url) > MAX_QUERY_PAIRS) return false;
+    const key = targetKey(url);
+    if (key === undefined) return false;
+    const found = this.lookup(key);
+    if (found.kind !== 'serve') return false;
+    const entry = found.entry;
+    if (entry.rule.anonymousOnly && req.headers.cookie) return false;
+    const notModified = clientHasCopy(req, entry.etag);
+    const encoding = notModified ? 'identity' : encodingFor(req, entry);
+    // An encoding still being made is waited for on the router's way.
+    const body = encoding === 'identity' ? entry.identity : entry.ready.get(encoding);
+    if (body === undefined) return false;
+    const id = door.requestId(req);
+    const head: Array<string | string[]> = ['X-Request-Id', id];
+    if (entry.rule.limiter) {
       // A refused request goes on to its route, whose limiter answers it (counted once).
-      if (entry.rule.limiter && !entry.rule.limiter.decide(req, res)) return next();
-      void send(req, res, entry, found.status).catch(next);
-    };
+      const limits = entry.rule.limiter.admit(req, res);
+      if (limits === null) return false;
+      head.push('RateLimit-Policy', limits.policy, 'RateLimit', limits.remaining);
+    }
+    head.push('ETag', entry.etag, 'X-Cache', found.status);
+    if (notModified) {
+      res.writeHead(304, head.concat(entry.notModified));
+      res.end();
+    } else {
+      res.writeHead(200, head.concat(blockOf(entry, encoding, body)));
+      res.end(body);
+    }
+    door.answered(req, res, id, entry.route, found.status, started);
+    return true;
   }
 
   /** Middleware for GET routes whose 200 answers depend only on the URL and the directory. */
@@ -448,8 +414,15 @@ export class ResponseCache {
     const vary = String(res.getHeader('Vary') ?? '');
     if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) res.setHeader('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
     const headers: Entry['headers'] = [];
+    const flat: Entry['flat'] = [];
+    const notModified: Entry['notModified'] = [];
     for (const [name, value] of Object.entries(res.getHeaders())) {
-      if (value !== undefined && !PER_REQUEST_HEADERS.has(name)) headers.push([name, typeof value === 'number' ? String(value) : value]);
+      if (value === undefined || PER_REQUEST_HEADERS.has(name)) continue;
+      const text = typeof value === 'number' ? String(value) : value;
+      headers.push([name, text]);
+      flat.push(name, text);
+      // A 304 repeats only what guides caches (RFC 9110 15.4.5): ETag, Cache-Control, Vary.
+      if (name === 'cache-control' || name === 'vary') notModified.push(name, text);
     }
     return {
       expiresAt: this.now() + this.ttlMs,
@@ -461,84 +434,14 @@ export class ResponseCache {
       rule,
       route: routeTemplate(res.req),
       headers,
+      flat,
+      notModified,
+      blocks: new Map(),
       identity,
       encoded: new Map(),
       ready: new Map(),
     };
   }
-}
-
-/** Whether the client's copy (If-None-Match, weak comparison) is this entry's. */
-function clientHasCopy(req: Request, etag: string): boolean {
-  const match = req.headers['if-none-match'];
-  if (!match) return false;
-  // A request that insists on revalidation with the origin gets the whole answer.
-  if (/(?:^|,)\s*no-cache\s*(?:,|$)/.test(req.headers['cache-control'] ?? '')) return false;
-  if (match.trim() === '*') return true;
-  const opaque = etag.slice(2);
-  return match.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === etag || t === opaque || t === `W/${opaque}`;
-  });
-}
-
-async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'STALE' | 'MISS'): Promise<void> {
-  res.setHeader('ETag', entry.etag);
-  res.setHeader('X-Cache', status);
-  answeredFor(res, entry.route);
-  if (clientHasCopy(req, entry.etag)) {
-    // A 304 repeats only what guides caches (RFC 9110 15.4.5): ETag, Cache-Control, Vary.
-    for (const [name, value] of entry.headers) if (name === 'cache-control' || name === 'vary') res.setHeader(name, value);
-    res.statusCode = 304;
-    res.end();
-    return;
-  }
-  for (const [name, value] of entry.headers) res.setHeader(name, value);
-  res.statusCode = 200;
-  const accepted =
-    entry.identity.length >= COMPRESSION_THRESHOLD && req.headers['accept-encoding']
-      ? req.acceptsEncodings('br', 'gzip', 'identity')
-      : 'identity';
-  let body = entry.identity;
-  if (accepted === 'br' || accepted === 'gzip') {
-    let encoded = entry.encoded.get(accepted);
-    if (!encoded) {
-      encoded = ENCODERS[accepted](entry.identity);
-      entry.encoded.set(accepted, encoded);
-      encoded.then(
-        (bytes) => entry.ready.set(accepted, bytes),
-        () => entry.encoded.delete(accepted),
-      );
-    }
-    body = await encoded;
-    res.setHeader('Content-Encoding', accepted);
-  }
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
-}
-
-/**
- * A cached answer served in place of a failed one (stale if error): synchronously (a deadline's
- * 503 silences the response right after its error handler returns), with Age (seconds since it
- * was built), Warning 111 and X-Cache: STALE-IF-ERROR, and none of the failed answer's headers
- * but the request's own (id, rate limits). An encoding not made yet is not made now: identity.
- */
-function serveStale(req: Request, res: Response, entry: Entry, now: number): void {
-  for (const name of res.getHeaderNames()) if (!KEPT_ON_FALLBACK.has(name)) res.removeHeader(name);
-  for (const [name, value] of entry.headers) res.setHeader(name, value);
-  res.setHeader('ETag', entry.etag);
-  res.setHeader('Age', String(Math.max(0, Math.floor((now - entry.builtAt) / 1000))));
-  res.setHeader('Warning', '111 - "Revalidation Failed"');
-  res.setHeader('X-Cache', 'STALE-IF-ERROR');
-  answeredFor(res, entry.route);
-  res.statusCode = 200;
-  const accepted =
-    entry.identity.length >= COMPRESSION_THRESHOLD && req.headers['accept-encoding'] ? req.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
-  const encoded = accepted === 'br' || accepted === 'gzip' ? entry.ready.get(accepted) : undefined;
-  if (encoded) res.setHeader('Content-Encoding', accepted as string);
-  const body = encoded ?? entry.identity;
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -31,7 +31,7 @@ export const parseQuery = (text: string | null | undefined): ParsedQuery =>
   querystring.parse(text ?? '', '&', '=', { maxKeys: 0 }) as ParsedQuery;
 
 /** How many pairs the query string of `url` has, counted generously (every `&` after the first `?`). */
-function queryPairCount(url: string): number {
+export function queryPairCount(url: string): number {
   const mark = url.indexOf('?');
   if (mark < 0) return 0;
   let pairs = 1;
