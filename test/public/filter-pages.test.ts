@@ -86,7 +86,8 @@ describe('every filter, page by page', () => {
         [now, agentId ?? null],
       )
     ).map((row) => row.id);
-    for (const gatherAtMost of [0, Number.POSITIVE_INFINITY]) {
+    // Walked throughout; the sponsored few gathered and the rest walked; everything gathered.
+    for (const gatherAtMost of [0, 5, Number.POSITIVE_INFINITY]) {
       for (const limit of [7]) {
         const walked: string[] = [];
         for (let offset = 0; ; offset += limit) {
@@ -95,7 +96,7 @@ describe('every filter, page by page', () => {
           if (rows.length === 0) break;
           walked.push(...rows.map((row) => row.id));
         }
-        expect(walked, `${agentId ?? 'no agent'} ${filter.name} sort=${sort} ${gatherAtMost === 0 ? 'walked' : 'gathered'} by ${limit}`).toEqual(expected);
+        expect(walked, `${agentId ?? 'no agent'} ${filter.name} sort=${sort} gathered at most ${gatherAtMost} by ${limit}`).toEqual(expected);
       }
     }
     return expected.length;
