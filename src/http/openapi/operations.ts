@@ -126,8 +126,10 @@ export function privateOperation(operation: Record<string, unknown> & { response
 
 const session = [{ session: [] }];
 
-/** An owner's operation: a signed-in browser session with its Origin; an agent key is refused. */
-/** An owner's operation; one that takes a JSON body also answers 413 and 415. */
+/**
+ * An owner's operation: a signed-in browser session with its Origin; an agent key is refused.
+ * One that takes a JSON body also answers 413 and 415.
+ */
 export function ownerOperation(operation: Record<string, unknown> & { responses: Record<string, unknown> }) {
   return {
     ...operation,
