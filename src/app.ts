@@ -28,6 +28,7 @@ import { DISCLAIMER } from './modules/directory/notice.js';
 import { submissionQuotas } from './modules/limits/quota.js';
 import type { DirectoryVersions } from './modules/directory/version.js';
 import { countCache, type CountCache } from './modules/directory/counts.js';
+import { listingKeeper, type ListingKeeper } from './modules/directory/listing-store.js';
 import { ResponseCache, settleWrites } from './web/middleware/response-cache.js';
 import type { FrontDoor } from './web/middleware/cached-answer.js';
 import { parseQuery, refuseLongQuery } from './web/middleware/validate.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   clock: Clock;
   /** The directory version this process knows (modules/directory/version.ts). */
   versions: DirectoryVersions;
+  /** The in-memory directory listing (modules/directory/listing-store.ts); by default one loaded at the first search. */
+  listing?: ListingKeeper;
   /** Defaults to SMTP (SMTP_URL) or the DATA_DIR outbox. */
   mailer?: Mailer;
   /** Defaults to the one SSRF-safe fetcher of the configuration (DNS_SERVERS, the test door). */
@@ -203,7 +206,7 @@ function buildSharedDeps(deps: AppDeps): SharedDeps {
     reportCursors: cursorCodec(config.sessionSecret, 'own-reports'),
   };
   const guards = apiGuards({ pool: deps.pool, prisma: deps.prisma, clock: deps.clock, limits: config.limits, logger: deps.logger });
-  const counts = countCache(deps.prisma, deps.versions);
+  const counts = countCache(deps.prisma, deps.versions, deps.listing ?? listingKeeper(deps.pool, deps.versions, deps.logger));
   return { session, fetcher, quotas, submissions, automation, guards, counts };
 }
 

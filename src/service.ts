@@ -14,6 +14,7 @@ import { fetcherFromConfig } from './outbound/fetcher.js';
 import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './web/client-errors.js';
 import { watchDirectoryVersion } from './modules/directory/version.js';
+import { listingKeeper } from './modules/directory/listing-store.js';
 import { serveClusterMetrics } from './metrics.js';
 import { startDecisionNoticeRetries } from './modules/moderation/decision-notices.js';
 
@@ -78,7 +79,11 @@ function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'd
 /** Serves HTTP from this process over an open database. */
 async function startHttp(config: Config, logger: Logger, database: Database) {
   const versions = await watchDirectoryVersion(database.pool, { logger });
-  const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions });
+  // The directory's lists are loaded into memory before the first request (seconds at 100,000
+  // merchants); a failure leaves them to load at the first search, SQL answering meanwhile.
+  const listing = listingKeeper(database.pool, versions, logger);
+  await listing.warm();
+  const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions, listing });
   // Slow clients are bounded by the server itself: Node's defaults held a body that never ended
   // for 300 s and a header section for 60 s (checked every 30 s). Checked every second here.
   const server = createServer(
@@ -100,6 +105,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
       else server.listen(config.port, listening);
     });
   } catch (error) {
+    listing.close();
     await versions.close();
     throw error;
   }
@@ -124,6 +130,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
       logger.info('requests in flight finished');
       // The notices being sent now finish (each within the mail timeouts); the rest wait in the outbox.
       await notices.stop();
+      listing.close();
       await versions.close();
     },
   };

@@ -32,7 +32,8 @@ describe('cached list totals', () => {
   }
 
   it('counts once per version and answers repeats from the cache', async () => {
-    const path = '/api/v1/merchants?outcome=WORKS&sort=name';
+    // A text search: the merchant lists SQL answers (the others are read from the in-memory listing, listing.test.ts).
+    const path = '/api/v1/merchants?q=a&outcome=WORKS&sort=name';
     const first = await list(path);
     expect(first.counts).toBeGreaterThan(0);
     const again = await list(path);
@@ -94,7 +95,6 @@ describe('cached list totals', () => {
     // A list is built from many merchants: it may be served as it was for STALE_LISTS_MS.
     t.clock.advance(STALE_LISTS_MS);
     const after = await list(path);
-    expect(after.counts).toBeGreaterThan(0);
     expect(after.total).toBe(before.total + 1);
   });
 

@@ -1,5 +1,6 @@
-// Every filter's pages, read either way the search reads them (issue 38): gathered through the
-// filter and sorted (few matches), or walked along the sort order's index (many), page by page,
+// Every filter's pages, read each way the search reads them (issue 38): from the in-memory
+// listing, or by SQL gathered through the filter and sorted (few matches) or walked along the
+// sort order's index (many), page by page,
 // against one ordered query written from the definitions (the summary's own task statuses, its
 // reach and confidence columns, its report facets).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { facetToken } from '../../src/modules/aggregation/facets.js';
 import { reachLevelOf } from '../../src/modules/aggregation/reach.js';
 import { statusMask } from '../../src/modules/aggregation/status-bits.js';
 import { searchMerchants, type MerchantSearch } from '../../src/modules/merchants/merchants.repository.js';
+import { listingKeeper, type ListingKeeper } from '../../src/modules/directory/listing-store.js';
+import type { Listing } from '../../src/modules/directory/listing.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
 
@@ -25,11 +28,18 @@ interface Filter {
 
 describe('every filter, page by page', () => {
   let t: TestApp;
+  let keeper: ListingKeeper;
+  let listing: Listing;
   const sql = <T>(text: string, values: unknown[] = []) => t.db.pool.query(text, values).then((r) => r.rows as T[]);
   beforeAll(async () => {
     t = await createDemoApp();
+    keeper = listingKeeper(t.db.pool, t.versions);
+    listing = (await keeper.current())!;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    keeper.close();
+    await t.close();
+  });
 
   const order = (sort: MerchantSort, c: 'sa' | 'm') =>
     ({
@@ -86,24 +96,25 @@ describe('every filter, page by page', () => {
         [now, agentId ?? null],
       )
     ).map((row) => row.id);
-    // Walked throughout; the sponsored few gathered and the rest walked; everything gathered.
-    for (const gatherAtMost of [0, 5, Number.POSITIVE_INFINITY]) {
-      for (const limit of [7]) {
-        const walked: string[] = [];
-        for (let offset = 0; ; offset += limit) {
-          const { total, rows } = await searchMerchants(t.db.prisma, { agentId, ...filter.search, sort, offset, limit, now, gatherAtMost });
-          expect(total, `${filter.name} ${sort}`).toBe(expected.length);
-          if (rows.length === 0) break;
-          walked.push(...rows.map((row) => row.id));
-        }
-        expect(walked, `${agentId ?? 'no agent'} ${filter.name} sort=${sort} gathered at most ${gatherAtMost} by ${limit}`).toEqual(expected);
+    // SQL walking throughout; the sponsored few gathered and the rest walked; everything gathered; the listing.
+    for (const way of [0, 5, Number.POSITIVE_INFINITY, 'listing'] as const) {
+      const gatherAtMost = way === 'listing' ? undefined : way;
+      const limit = 7;
+      const walked: string[] = [];
+      for (let offset = 0; ; offset += limit) {
+        const search = { agentId, ...filter.search, sort, offset, limit, now, gatherAtMost };
+        const { total, rows } = await searchMerchants(t.db.prisma, search, undefined, way === 'listing' ? listing : null);
+        expect(total, `${filter.name} ${sort}`).toBe(expected.length);
+        if (rows.length === 0) break;
+        walked.push(...rows.map((row) => row.id));
       }
+      expect(walked, `${agentId ?? 'no agent'} ${filter.name} sort=${sort} ${way === 'listing' ? 'from the listing' : `gathered at most ${way}`}`).toEqual(expected);
     }
     return expected.length;
   };
 
   for (const [family, filters] of Object.entries(agentFamilies)) {
-    it(`answers ${family} for an agent with each sort as one ordered query does, gathered or walked`, { timeout: 300_000 }, async () => {
+    it(`answers ${family} for an agent with each sort as one ordered query does, gathered, walked or listed`, { timeout: 300_000 }, async () => {
       // The agent with the most reports: the most matches to page through.
       const [{ id }] = (await sql<{ id: string }>(
         'SELECT agent_id AS id FROM merchant_agent_summaries GROUP BY agent_id ORDER BY sum(report_count) DESC LIMIT 1',
@@ -115,7 +126,7 @@ describe('every filter, page by page', () => {
     });
   }
 
-  it('answers the report facets without an agent with each sort as one ordered query does, gathered or walked', { timeout: 300_000 }, async () => {
+  it('answers the report facets without an agent with each sort as one ordered query does, gathered, walked or listed', { timeout: 300_000 }, async () => {
     for (const filter of facetFilters('m')) {
       for (const sort of ['recent', 'popular', 'name'] as const) await walk(undefined, filter, sort);
     }

@@ -8,6 +8,8 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { DirectoryVersions } from './version.js';
+import type { Listing } from './listing.js';
+import type { ListingKeeper } from './listing-store.js';
 
 /** Distinct queries kept per version; a new version empties the cache. */
 const QUERY_CACHE_ENTRIES = 2_000;
@@ -38,12 +40,15 @@ export interface CountCache {
   query(): Promise<CachedQuery>;
   /** The same, for `SELECT count(*)::int AS n ...` queries. */
   counter(): Promise<Counter>;
+  /** The in-memory listing (listing.ts) as new as the request's version, or null: SQL answers. */
+  listing(): Promise<Listing | null>;
 }
 
 /** No cache: the open-data dump and tools, which read each list once. */
 export const uncachedCounts = (prisma: PrismaClient): CountCache => ({
   query: () => Promise.resolve(uncachedQuery(prisma)),
   counter: () => Promise.resolve(uncachedCounter(prisma)),
+  listing: () => Promise.resolve(null),
 });
 
 /**
@@ -52,7 +57,7 @@ export const uncachedCounts = (prisma: PrismaClient): CountCache => ({
  * come meanwhile), so a change committed before the request is never answered from an older
  * entry. While the version is unknown (the listener is reconnecting), nothing is cached.
  */
-export function countCache(prisma: PrismaClient, versions: DirectoryVersions): CountCache {
+export function countCache(prisma: PrismaClient, versions: DirectoryVersions, listing?: ListingKeeper): CountCache {
   let cache: QueryCache | undefined;
   const query = async (): Promise<CachedQuery> => {
     await versions.settle();
@@ -72,5 +77,5 @@ export function countCache(prisma: PrismaClient, versions: DirectoryVersions): C
       return rows;
     };
   };
-  return { query, counter: async () => counterOf(await query()) };
+  return { query, counter: async () => counterOf(await query()), listing: () => (listing ? listing.current() : Promise.resolve(null)) };
 }

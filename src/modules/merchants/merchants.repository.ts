@@ -7,6 +7,7 @@ import { facetToken } from '../aggregation/facets.js';
 import { statusTokensOf } from '../aggregation/status-bits.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
+import type { Listing } from '../directory/listing.js';
 import { escapeLike } from '../../db/like.js';
 
 type MerchantSort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
@@ -217,12 +218,6 @@ async function idsOf(prisma: PrismaClient, sql: Prisma.Sql): Promise<string[]> {
   return (await prisma.$queryRaw<Array<{ id: string }>>(sql)).map((r) => r.id);
 }
 
-/**
- * Searches narrowed by nothing but the agent's summary row (minReports, the reach filters):
- * summary rows exist only for public merchants, so they are counted without the merchants.
- */
-const onlyAgent = (s: MerchantSearch) => s.agentId && !s.q && !s.categoryId && !s.region && !s.outcome && !s.stage && !s.days;
-
 const countQuery = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`;
 
 /**
@@ -266,27 +261,41 @@ function gatherQuery(s: MerchantSearch, from: Prisma.Sql, where: Prisma.Sql, spo
 
 /**
  * One page of the directory: sponsored listings running now come first (in the chosen order),
- * then everyone else. The search's count and its sponsored count (both cached per directory
- * version) say which of the two groups the page falls in: a group of few matches is gathered
- * and sorted, a larger one walked segment by segment along an index with its own OFFSET (from
- * the nearer end); a segment is counted only when the range starts past its end. A page past
- * the sponsored listings never walks the sort order looking for them.
+ * then everyone else. The in-memory listing (directory/listing.ts) names the page's merchants
+ * when the request has one as new as its version; otherwise PostgreSQL does (`searchIds`).
  */
 export async function searchMerchants(
   prisma: PrismaClient,
   s: MerchantSearch,
   count: Counter = uncachedCounter(prisma),
+  listing: Listing | null = null,
 ): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[] }> {
+  const listed = listing?.search(s);
+  const { total, sponsored, ids } = listed ?? (await searchIds(prisma, s, count));
+  const sponsoredShown = s.countSponsored ? sponsored : null;
+  if (ids.length === 0) return { total, sponsored: sponsoredShown, rows: [] };
+  const rows = await prisma.$queryRaw<MerchantRow[]>`
+    SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return { total, sponsored: sponsoredShown, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
+}
+
+/**
+ * The page's merchant ids, its matches and its sponsored matches, asked of PostgreSQL. The
+ * search's count and its sponsored count (both cached per directory version) say which of the
+ * two groups the page falls in: a group of few matches is gathered and sorted, a larger one
+ * walked segment by segment along an index with its own OFFSET (from the nearer end); a segment
+ * is counted only when the range starts past its end. A page past the sponsored listings never
+ * walks the sort order looking for them.
+ */
+async function searchIds(prisma: PrismaClient, s: MerchantSearch, count: Counter): Promise<{ total: number; sponsored: number; ids: string[] }> {
   const from = searchFrom(s);
   const where = searchConditions(s);
   const sponsored = sponsoredNow(s.now);
   const segments = orderSegments(s);
-  const countAll = () => onlyAgent(s)
-    ? count(countQuery(
-        Prisma.sql`merchant_agent_summaries sa`,
-        Prisma.join([Prisma.sql`sa.agent_id = ${s.agentId}::uuid AND sa.report_count > 0`, ...summaryConditions(s)], ' AND '),
-      ))
-    : count(countQuery(from, where));
+  // Through the merchants even when only the summary is filtered: a merchant hidden keeps its
+  // summaries (counting them alone counted hidden merchants that no page lists).
+  const countAll = () => count(countQuery(from, where));
   const gatherAtMost = s.gatherAtMost ?? GATHER_AT_MOST;
   /**
    * Rows [first, first + take) of one group of the matches (the sponsored ones, or the rest;
@@ -330,12 +339,7 @@ export async function searchMerchants(
             ...(await readGroup(sponsored, sponsoredTotal, s.offset, Math.min(end, sponsoredTotal) - s.offset)),
             ...(await readGroup(Prisma.sql`NOT ${sponsored}`, total - sponsoredTotal, Math.max(0, s.offset - sponsoredTotal), end - Math.max(s.offset, sponsoredTotal))),
           ];
-  const sponsoredShown = s.countSponsored ? sponsoredTotal : null;
-  if (ids.length === 0) return { total, sponsored: sponsoredShown, rows: [] };
-  const rows = await prisma.$queryRaw<MerchantRow[]>`
-    SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return { total, sponsored: sponsoredShown, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
+  return { total, sponsored: sponsoredTotal, ids };
 }
 
 /** A public merchant by id (UUID) or slug. */

@@ -274,7 +274,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     countSponsored,
   };
   const [{ total, sponsored, rows }, agents] = await Promise.all([
-    searchMerchants(ctx.prisma, search, await ctx.counts.counter()),
+    searchMerchants(ctx.prisma, search, await ctx.counts.counter(), await ctx.counts.listing()),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
   const summaries = await summariesFor(

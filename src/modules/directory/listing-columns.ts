@@ -1,0 +1,179 @@
+// The columns the in-memory listing (listing.ts) keeps: typed arrays indexed by a merchant's
+// slot, grown as merchants arrive. Typed arrays rather than an object per entry: a search reads
+// a few numbers of up to 100,000 entries, and a Map of objects cost 300-1,000 ns an entry
+// (lookups, scattered objects, a 700 MB heap to collect) where these cost a few.
+
+/** Room for `n` slots: the columns grow by half again (at least 1,024) when full. */
+const roomFor = (n: number, capacity: number) => (n <= capacity ? capacity : Math.max(1_024, Math.ceil(n * 1.5)));
+
+function grown<T extends Float64Array | Int32Array | Uint8Array | Int8Array>(column: T, capacity: number): T {
+  if (column.length >= capacity) return column;
+  const bigger = new (column.constructor as new (n: number) => T)(capacity);
+  bigger.set(column);
+  return bigger;
+}
+
+/** What the merchants themselves hold: names for the (name, id) order, the category, regions and sponsorship. */
+export class MerchantColumns {
+  readonly ids: string[] = [];
+  readonly names: string[] = [];
+  readonly regions: Array<readonly string[]> = [];
+  alive = new Uint8Array(0);
+  /** The place in (name, id) order; fractional between renumberings. */
+  rank = new Float64Array(0);
+  /** The category as a small number (-1 none). */
+  category = new Int32Array(0);
+  /** The sponsorship's start and end in ms; none: +Infinity both. */
+  sponsorStart = new Float64Array(0);
+  sponsorEnd = new Float64Array(0);
+  private readonly categories = new Map<string, number>();
+
+  /** The number of a category id; -2 for one no merchant has. */
+  categoryNumber(id: string): number {
+    return this.categories.get(id) ?? -2;
+  }
+
+  set(slot: number, row: { id: string; name: string; categoryId: string | null; regions: readonly string[]; sponsorStart: number; sponsorEnd: number }): void {
+    this.reserve(slot + 1);
+    this.ids[slot] = row.id;
+    this.names[slot] = row.name;
+    this.regions[slot] = row.regions;
+    this.alive[slot] = 1;
+    let category = -1;
+    if (row.categoryId !== null) {
+      category = this.categories.get(row.categoryId) ?? this.categories.size;
+      this.categories.set(row.categoryId, category);
+    }
+    this.category[slot] = category;
+    this.sponsorStart[slot] = row.sponsorStart;
+    this.sponsorEnd[slot] = row.sponsorEnd;
+  }
+
+  private reserve(n: number): void {
+    const capacity = roomFor(n, this.alive.length);
+    if (capacity === this.alive.length) return;
+    this.alive = grown(this.alive, capacity);
+    this.rank = grown(this.rank, capacity);
+    this.category = grown(this.category, capacity);
+    this.sponsorStart = grown(this.sponsorStart, capacity);
+    this.sponsorEnd = grown(this.sponsorEnd, capacity);
+  }
+}
+
+/** One entry's numbers as a list's sorts and filters read them. */
+export interface EntryValues {
+  reportCount: number;
+  last: number;
+  rating: number;
+  reachLevel: number;
+  reachConfidence: number;
+  statusBits: number;
+  /** Facet token numbers and their times in ms, alternating. */
+  facets: readonly number[];
+}
+
+const HALF = 2 ** 32;
+
+/** One list's entries (the whole directory, or one agent's summaries), by merchant slot. */
+export class ListColumns {
+  has = new Uint8Array(0);
+  reportCount = new Int32Array(0);
+  last = new Float64Array(0);
+  rating = new Float64Array(0);
+  reachLevel = new Int8Array(0);
+  reachConfidence = new Int8Array(0);
+  /** The 42 status bits (aggregation/status-bits.ts) as their low and high 32. */
+  bitsLo = new Int32Array(0);
+  bitsHi = new Int32Array(0);
+  /** Where an entry's facets start in the pool, and how many. */
+  facetStart = new Int32Array(0);
+  facetCount = new Int32Array(0);
+  facetTokens = new Int32Array(1_024);
+  facetTimes = new Float64Array(1_024);
+  private facetsUsed = 0;
+  private facetsLive = 0;
+
+  set(slot: number, v: EntryValues): void {
+    this.reserve(slot + 1);
+    if (this.has[slot]) this.delete(slot);
+    this.has[slot] = 1;
+    this.reportCount[slot] = v.reportCount;
+    this.last[slot] = v.last;
+    this.rating[slot] = v.rating;
+    this.reachLevel[slot] = v.reachLevel;
+    this.reachConfidence[slot] = v.reachConfidence;
+    this.bitsLo[slot] = v.statusBits % HALF;
+    this.bitsHi[slot] = Math.floor(v.statusBits / HALF);
+    const count = v.facets.length / 2;
+    this.poolRoom(count);
+    this.facetStart[slot] = this.facetsUsed;
+    this.facetCount[slot] = count;
+    for (let i = 0; i < count; i++) {
+      this.facetTokens[this.facetsUsed + i] = v.facets[2 * i]!;
+      this.facetTimes[this.facetsUsed + i] = v.facets[2 * i + 1]!;
+    }
+    this.facetsUsed += count;
+    this.facetsLive += count;
+  }
+
+  delete(slot: number): void {
+    if (!this.has[slot]) return;
+    this.has[slot] = 0;
+    this.facetsLive -= this.facetCount[slot]!;
+    this.facetCount[slot] = 0;
+  }
+
+  /** The slots with an entry. */
+  slots(): number[] {
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.has.length; slot++) if (this.has[slot]) slots.push(slot);
+    return slots;
+  }
+
+  /** The time of the entry's facet `token`, or NaN. */
+  facetTime(slot: number, token: number): number {
+    const start = this.facetStart[slot]!;
+    const end = start + this.facetCount[slot]!;
+    for (let i = start; i < end; i++) if (this.facetTokens[i] === token) return this.facetTimes[i]!;
+    return Number.NaN;
+  }
+
+  private reserve(n: number): void {
+    const capacity = roomFor(n, this.has.length);
+    if (capacity === this.has.length) return;
+    this.has = grown(this.has, capacity);
+    this.reportCount = grown(this.reportCount, capacity);
+    this.last = grown(this.last, capacity);
+    this.rating = grown(this.rating, capacity);
+    this.reachLevel = grown(this.reachLevel, capacity);
+    this.reachConfidence = grown(this.reachConfidence, capacity);
+    this.bitsLo = grown(this.bitsLo, capacity);
+    this.bitsHi = grown(this.bitsHi, capacity);
+    this.facetStart = grown(this.facetStart, capacity);
+    this.facetCount = grown(this.facetCount, capacity);
+  }
+
+  /**
+   * Room for `count` more facets at the end of the pool. Entries set again leave their old
+   * facets behind: when the pool is full, the live ones are copied into a pool twice their size.
+   */
+  private poolRoom(count: number): void {
+    if (this.facetsUsed + count <= this.facetTokens.length) return;
+    const capacity = Math.max(1_024, 2 * (this.facetsLive + count));
+    const tokens = new Int32Array(capacity);
+    const times = new Float64Array(capacity);
+    let used = 0;
+    for (let slot = 0; slot < this.has.length; slot++) {
+      if (!this.has[slot]) continue;
+      const start = this.facetStart[slot]!;
+      const n = this.facetCount[slot]!;
+      tokens.set(this.facetTokens.subarray(start, start + n), used);
+      times.set(this.facetTimes.subarray(start, start + n), used);
+      this.facetStart[slot] = used;
+      used += n;
+    }
+    this.facetTokens = tokens;
+    this.facetTimes = times;
+    this.facetsUsed = used;
+  }
+}
