@@ -92,6 +92,8 @@ export class ListColumns {
   facetTimes = new Float64Array(1_024);
   private facetsUsed = 0;
   private facetsLive = 0;
+  /** Per facet token asked for, which slots have it (built at the first search for it, kept up to date). */
+  private readonly withToken = new Map<number, Uint8Array>();
 
   set(slot: number, v: EntryValues): void {
     this.reserve(slot + 1);
@@ -111,6 +113,8 @@ export class ListColumns {
     for (let i = 0; i < count; i++) {
       this.facetTokens[this.facetsUsed + i] = v.facets[2 * i]!;
       this.facetTimes[this.facetsUsed + i] = v.facets[2 * i + 1]!;
+      const has = this.withToken.get(v.facets[2 * i]!);
+      if (has) has[slot] = 1;
     }
     this.facetsUsed += count;
     this.facetsLive += count;
@@ -119,6 +123,7 @@ export class ListColumns {
   delete(slot: number): void {
     if (!this.has[slot]) return;
     this.has[slot] = 0;
+    for (const has of this.withToken.values()) has[slot] = 0;
     this.facetsLive -= this.facetCount[slot]!;
     this.facetCount[slot] = 0;
   }
@@ -128,6 +133,26 @@ export class ListColumns {
     const slots: number[] = [];
     for (let slot = 0; slot < this.has.length; slot++) if (this.has[slot]) slots.push(slot);
     return slots;
+  }
+
+  /**
+   * Which slots have the facet `token`: a byte per slot, so that a search tests it at once and
+   * scans an entry's facets only for the time (a days filter). Scanning every entry's facets
+   * for the token cost 10-17 ms a search over the 100,000 merchants' ~20 tokens each.
+   */
+  slotsWithToken(token: number): Uint8Array {
+    let has = this.withToken.get(token);
+    if (!has) {
+      has = new Uint8Array(this.has.length);
+      for (let slot = 0; slot < this.has.length; slot++) {
+        if (!this.has[slot]) continue;
+        const start = this.facetStart[slot]!;
+        const end = start + this.facetCount[slot]!;
+        for (let i = start; i < end; i++) if (this.facetTokens[i] === token) has[slot] = 1;
+      }
+      this.withToken.set(token, has);
+    }
+    return has;
   }
 
   /** The time of the entry's facet `token`, or NaN. */
@@ -151,6 +176,7 @@ export class ListColumns {
     this.bitsHi = grown(this.bitsHi, capacity);
     this.facetStart = grown(this.facetStart, capacity);
     this.facetCount = grown(this.facetCount, capacity);
+    for (const [token, has] of this.withToken) this.withToken.set(token, grown(has, capacity));
   }
 
   /**

@@ -65,6 +65,7 @@ const AGENT_SORTS: readonly Sort[] = ['recent', 'popular', 'name', 'rating', 're
 const DIRECTORY_SORTS: readonly Sort[] = ['recent', 'popular', 'name'];
 const WHOLE_DIRECTORY = '';
 const HALF = 2 ** 32;
+const NO_SLOTS = new Uint8Array(0);
 
 /** PostgreSQL's C collation: code point order (UTF-16 order differs above the surrogates). */
 export function codePointCompare(a: string, b: string): number {
@@ -200,12 +201,14 @@ export class Listing {
     const lo = masked ? s.statusMask! % HALF | 0 : 0;
     const hi = masked ? Math.floor(s.statusMask! / HALF) | 0 : 0;
     const { reportCount, last, reachLevel, reachConfidence, bitsLo, bitsHi } = list;
+    const withToken = token < 0 ? NO_SLOTS : list.slotsWithToken(token);
     return (slot) => {
       if (wantedCategory !== -1 && category[slot] !== wantedCategory) return false;
       if (region !== undefined && !regions[slot]!.includes(region) && !regions[slot]!.includes('GLOBAL')) return false;
       if (token !== -1) {
-        // A facet newer than `since` (without days, any: -Infinity); NaN (none) is never.
-        if (!(list.facetTime(slot, token) >= since)) return false;
+        if (!withToken[slot]) return false;
+        // With days, a facet as new as `since` (NaN, none, is never).
+        if (s.days && !(list.facetTime(slot, token) >= since)) return false;
       } else if (s.days && !(last[slot]! >= since)) return false;
       if (reportCount[slot]! < minReports || reachLevel[slot]! < reach || reachConfidence[slot]! < confidence) return false;
       return !masked || (bitsLo[slot]! & lo) !== 0 || (bitsHi[slot]! & hi) !== 0;
