@@ -273,8 +273,10 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     now: new Date(Math.floor(ctx.now.getTime() / 60_000) * 60_000),
     countSponsored,
   };
+  // The in-memory listing when it is as new as this request's version; else SQL with the count cache.
+  const listing = await ctx.counts.listing();
   const [{ total, sponsored, rows }, agents] = await Promise.all([
-    searchMerchants(ctx.prisma, search, await ctx.counts.counter(), await ctx.counts.listing()),
+    searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
   const summaries = await summariesFor(
