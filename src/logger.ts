@@ -15,14 +15,14 @@ const REDACT_PATHS = [
   '*.databaseUrl',
 ];
 
-/** How long a log line may wait in the buffer of standard output before it is written. */
+/** How long an access line may wait in its buffer before it is written. */
 const FLUSH_EVERY_MS = 250;
 
 /**
- * Standard output, written in blocks of 4 KiB or every FLUSH_EVERY_MS, whichever comes first,
- * rather than a write per line: a line per request made a write call per request. pino writes
- * what is buffered at exit (an uncaught error included); a process killed outright loses at
- * most the last FLUSH_EVERY_MS of lines.
+ * Standard output for the access lines, written in blocks of 4 KiB or every FLUSH_EVERY_MS,
+ * whichever comes first, rather than a write call per request. pino writes what is buffered at
+ * exit (an uncaught error included); a process killed outright loses at most the last
+ * FLUSH_EVERY_MS of access lines. Every other line is written at once, as before.
  */
 function bufferedStdout(): pino.DestinationStream {
   const stream = pino.destination({ dest: process.stdout.fd, minLength: 4_096, sync: false });
@@ -30,24 +30,22 @@ function bufferedStdout(): pino.DestinationStream {
   return stream;
 }
 
+const accessLoggers = new WeakMap<Logger, Logger>();
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination ?? (level === 'silent' ? undefined : bufferedStdout()),
-  );
+  const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
+  const logger = pino({ ...options, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+  // Standard output's access lines through their own buffer; a given destination gets them as it gets the rest.
+  if (!destination && level !== 'silent') accessLoggers.set(logger, pino(options, bufferedStdout()));
+  return logger;
 }
 
 /**
  * The logger of the access lines (one per request), without the redaction pass: their fields
- * are the request's id, method, URL (redactUrl), status and time, written here, never a header
- * or a body. The pass cost a third of each line (3 of 8.5 µs).
+ * are the request's id, method, URL (redactUrl), status and time, written by the request log,
+ * never a header or a body. The pass cost a third of each line (3 of 8.5 µs).
  */
-export const accessLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
+export const accessLogger = (logger: Logger): Logger => accessLoggers.get(logger) ?? logger.child({}, { redact: [] });
 
 // Query parameters whose values are secrets (agent keys belong in the Authorization
 // header; a client that puts one in a URL must not have it logged).

@@ -96,17 +96,17 @@ const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
  * when the database's text order is not the listing's.
  */
 async function load(pool: pg.Pool, listing: RowSink, ids?: readonly string[]): Promise<boolean> {
-  if (!ids && !(await pool.query<{ ok: boolean }>(ORDERS_BY_CODE_POINT)).rows[0]?.ok) return false;
+  // Each query named "listing-…" (prepared once per connection; tests tell them from a request's).
+  const ask = (name: string, text: string, values: unknown[] = []) => pool.query<Row>({ name: `listing-${name}`, text, values, rowMode: 'array' });
+  if (!ids && !(await ask('order', ORDERS_BY_CODE_POINT)).rows[0]?.[0]) return false;
   const only = ids ? ' AND m.id = ANY($1::uuid[])' : '';
   const values = ids ? [ids] : [];
-  // Named (prepared once per connection) for the patches, which run at every change.
-  const name = (query: string) => (ids ? { name: `listing-${query}` } : {});
-  for (const row of (await pool.query<Row>({ ...name('merchants'), text: MERCHANTS + only, values, rowMode: 'array' })).rows) listing.add(merchantOf(row));
+  for (const row of (await ask(ids ? 'merchants-some' : 'merchants', MERCHANTS + only, values)).rows) listing.add(merchantOf(row));
   // A few merchants' summaries in one query; everyone's one agent at a time.
-  const agents = ids ? [null] : (await pool.query<{ id: string }>('SELECT id FROM agents ORDER BY id')).rows.map((r) => r.id);
+  const agents = ids ? [null] : (await ask('agents', 'SELECT id FROM agents ORDER BY id')).rows.map((r) => r[0] as string);
   for (const agent of agents) {
-    const query = agent === null ? { ...name('summaries'), text: SUMMARIES + only, values } : { text: `${SUMMARIES} AND s.agent_id = $1::uuid`, values: [agent] };
-    for (const row of (await pool.query<Row>({ ...query, rowMode: 'array' })).rows) listing.addSummary(summaryOf(row));
+    const answer = agent === null ? await ask('summaries-some', SUMMARIES + only, values) : await ask('summaries', `${SUMMARIES} AND s.agent_id = $1::uuid`, [agent]);
+    for (const row of answer.rows) listing.addSummary(summaryOf(row));
     if (!ids) await pause();
   }
   return true;
