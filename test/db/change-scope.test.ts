@@ -161,6 +161,25 @@ describe('the version listener', () => {
     expect(heard.slice(gapFrom)).toEqual([{ version: versions.current(), scope: { all: true } }]);
   });
 
+  it('takes a read behind an announced version for no news, not for a database gone back', async () => {
+    // A notification can arrive before its commit is visible to a read on the listening
+    // connection (the listener reads the queue once the commit is recorded): announced here
+    // without the bump, the next read finds the table one version behind.
+    await versions.settle();
+    const before = versions.current()!;
+    const from = heard.length;
+    await db.pool.query('SELECT pg_notify($1, $2)', ['directory_version', `${before + 1n}:-`]);
+    for (let waited = 0; versions.current() !== before + 1n && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await versions.settle();
+    expect(versions.current()).toBe(before + 1n);
+    expect(heard.slice(from)).toEqual([{ version: before + 1n, scope: { merchants: [] } }]);
+    // The bump it announced, committed: nothing more to hear, the version as announced.
+    await db.pool.query('UPDATE directory_version SET version = version + 1 WHERE id = 1');
+    await versions.settle();
+    expect(versions.current()).toBe(before + 1n);
+    expect(heard.slice(from)).toHaveLength(1);
+  });
+
   it('hears an upsert of a sponsorship as a change of its merchant, never as a gap', async () => {
     const merchant = await aMerchant(db.prisma);
     const now = new Date('2026-11-20T00:00:00Z');
