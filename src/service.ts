@@ -187,8 +187,9 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   let restarts = 0;
   const fork = (): Worker => cluster.fork({ [WORKER_FLAG]: '1', DATABASE_URL: database.url, SEED_DEMO_DATA: 'false' });
   const listening = new Promise<void>((resolve, reject) => {
-    // Workers that listen, or that stopped cleanly while the others started: only a signal makes
-    // a worker exit 0 (a group's signal reaches the workers while this process still starts).
+    // Workers that listen, or that stopped on a signal while the others started: a group's
+    // signal reaches the workers while this process still starts. A worker that had its handlers
+    // exits 0; one still loading its modules is ended by the signal itself.
     const started = new Set<number>();
     const settle = (worker: Worker) => {
       started.add(worker.id);
@@ -198,7 +199,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     cluster.on('exit', (worker, code, signal) => {
       if (stopping) return;
       if (started.size < config.webConcurrency) {
-        if (code === 0) settle(worker);
+        if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') settle(worker);
         else reject(new Error(`an HTTP worker exited during start (code ${code ?? signal})`));
         return;
       }
