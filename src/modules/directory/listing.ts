@@ -11,11 +11,11 @@
 // version changed, and serves it only when it is as new as the version a request settled.
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
-import { ListColumns, MerchantColumns } from './listing-columns.js';
+import { ListColumns, MerchantColumns, type EntryValues } from './listing-columns.js';
 
 type Sort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
 
-/** What a search asks of the lists: the fields of the merchants repository's `MerchantSearch` it reads. */
+/** A directory search: what it filters on, its order and its page (the merchants repository's `MerchantSearch` adds how SQL reads it). */
 export interface ListingSearch {
   q?: string;
   categoryId?: string;
@@ -25,8 +25,11 @@ export interface ListingSearch {
   region?: string;
   days?: number;
   minReports?: number;
+  /** Needs agentId (as the three below): the agent's reach is at least this ladder level (1-6). */
   reachLevel?: number;
+  /** The agent's summary shares a bit with this mask: a task has one of some statuses (aggregation/status-bits.ts). */
   statusMask?: number;
+  /** The agent's reach confidence rank is at least this (0 low, 1 medium, 2 high). */
   minConfidence?: number;
   sort: Sort;
   offset: number;
@@ -48,16 +51,10 @@ export interface ListedMerchant {
   sponsorEnd: number;
 }
 
-/** One agent's summary of a merchant (report_count > 0); status bits as their two 32-bit halves. */
-export interface ListedSummary {
+/** One agent's summary of a merchant (report_count > 0), its facets as stored. */
+export interface ListedSummary extends Omit<EntryValues, 'facets'> {
   merchantId: string;
   agentId: string;
-  reportCount: number;
-  last: number;
-  rating: number;
-  reachLevel: number;
-  reachConfidence: number;
-  statusBits: number;
   facets: Record<string, string>;
 }
 

@@ -2,35 +2,15 @@
 // approved reports of active agents, and no private column.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
-import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
 import { statusTokensOf } from '../aggregation/status-bits.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
-import type { Listing } from '../directory/listing.js';
+import type { Listing, ListingSearch } from '../directory/listing.js';
 import { escapeLike } from '../../db/like.js';
 
-type MerchantSort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
-
-export interface MerchantSearch {
-  q?: string;
-  categoryId?: string;
-  agentId?: string;
-  outcome?: OutcomeKey;
-  stage?: StageKey;
-  region?: string;
-  days?: number;
-  minReports?: number;
-  /** Needs agentId (as the three below): the agent's reach is at least this ladder level (1-6). */
-  reachLevel?: number;
-  /** The agent's summary shares a bit with this mask: a task has one of some statuses (aggregation/status-bits.ts). */
-  statusMask?: number;
-  /** The agent's reach confidence rank is at least this (0 low, 1 medium, 2 high). */
-  minConfidence?: number;
-  sort: MerchantSort;
-  offset: number;
-  limit: number;
-  now: Date;
+/** A search as SQL reads it: the listing's search, and how. */
+export interface MerchantSearch extends ListingSearch {
   /** Also count the sponsored listings among the matches (the pages say "19 shops + 4 sponsored"). */
   countSponsored?: boolean;
   /** Searches with at most this many matches are gathered whole and sorted (default GATHER_AT_MOST; tests set 0 or Infinity). */
