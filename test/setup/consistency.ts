@@ -8,8 +8,9 @@ import { loadEvidence } from '../../src/modules/aggregation/summaries.repository
 import { summaryDocument } from '../../src/modules/aggregation/summaries.service.js';
 
 export async function summaryMismatches(prisma: PrismaClient, pool: pg.Pool, now: Date): Promise<string[]> {
-  const { rows: stored } = await pool.query<{ merchant_id: string; agent_id: string; summary: unknown; report_count: number }>(
-    'SELECT merchant_id, agent_id, summary, report_count FROM merchant_agent_summaries WHERE report_count > 0',
+  const { rows: stored } = await pool.query<{ merchant_id: string; agent_id: string; summary: unknown; report_count: number; text_agrees: boolean }>(
+    `SELECT merchant_id, agent_id, summary, report_count, summary_text::jsonb = summary - 'trend' AS text_agrees
+       FROM merchant_agent_summaries WHERE report_count > 0`,
   );
   const { rows: expected } = await pool.query<{ merchant_id: string; agent_id: string }>(
     `SELECT DISTINCT r.merchant_id, r.agent_id FROM reports r
@@ -23,6 +24,8 @@ export async function summaryMismatches(prisma: PrismaClient, pool: pg.Pool, now
   for (const pair of expected) if (!storedKeys.has(key(pair))) mismatches.push(`no summary for ${key(pair)}`);
   const evidence = await loadEvidence(prisma, stored.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id })));
   for (const row of stored) {
+    // What the lists read (summary_text) is the summary without its trend.
+    if (!row.text_agrees) mismatches.push(`summary_text differs from the summary for ${key(row)}`);
     const reports = evidence.get(key(row)) ?? [];
     if (reports.length === 0) {
       mismatches.push(`a summary without evidence for ${key(row)}`);

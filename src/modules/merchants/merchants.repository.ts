@@ -346,10 +346,11 @@ export async function summariesFor(
   options: { trend?: boolean } = {},
 ): Promise<SummaryRow[]> {
   if (merchantIds.length === 0) return [];
-  const document = options.trend ? Prisma.sql`s.summary` : Prisma.sql`(s.summary - 'trend')`;
   // As text, parsed here: Prisma's own decoding of jsonb values took twice as long as the query.
+  // Without the trend, the stored text (summary_text): printing the jsonb took longer still.
+  const document = options.trend ? Prisma.sql`s.summary::text` : Prisma.sql`s.summary_text`;
   const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
-    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", ${document}::text AS summary
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", ${document} AS summary
       FROM ${PUBLIC_SUMMARIES}
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
