@@ -52,7 +52,7 @@ export const isClusterWorker = () => cluster.isWorker && process.env[WORKER_FLAG
  * Upkeep (src/upkeep.ts), right after start (a restart after downtime catches up while already
  * serving) and hourly. One run at a time in this process, and one across all instances (the
  * pass's advisory lock; an instance that finds it taken skips that pass); stop() ends a run
- * between two batches.
+ * between two batches of summaries, or stops its dump.
  */
 function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'dataDir' | 'baseUrl' | 'outboundTestHosts' | 'dnsServers'>): { stop(): Promise<void> } {
   const shutdown = new AbortController();

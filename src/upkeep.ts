@@ -47,7 +47,7 @@ export type UpkeepPass =
 /**
  * One upkeep pass unless another instance is doing one; each step runs even when another
  * failed, and nothing throws (failures are logged). Shutdown stops the summaries between two
- * batches.
+ * batches, and the day's dump where it is (its partial file removed).
  */
 export async function runUpkeep(
   database: Pick<Database, 'pool' | 'prisma'>,
@@ -134,7 +134,7 @@ async function upkeepSteps(
   // this pass's lock), so the newest dump /llms.txt and /api/v1 link exists from the first pass
   // after a fresh start. Pruning runs even on a day whose dump failed.
   if (dataDir && baseUrl) {
-    await dailyDump(context, dataDir, baseUrl);
+    await dailyDump(context, dataDir, baseUrl, signal);
   } else if (dataDir) {
     logger.warn('no daily open-data dump: the upkeep was not given the base URL');
   }
@@ -212,15 +212,20 @@ async function sweepScreenshots({ database, now, logger, failed }: PassContext, 
 }
 
 /** Writes the day's dump unless it exists, then deletes the oldest beyond KEPT_DUMPS. */
-async function dailyDump({ database, now, logger, failed }: PassContext, dataDir: string, baseUrl: string): Promise<void> {
+async function dailyDump({ database, now, logger, failed }: PassContext, dataDir: string, baseUrl: string, signal: AbortSignal | undefined): Promise<void> {
   try {
-    if (!(await hasDumpOf(dataDir, now))) {
-      const { file, bytes } = await writeDump({ prisma: database.prisma, dataDir, baseUrl }, now);
+    // A shutdown stops the dump where it is (minutes at 100,000 merchants: a stop waited for
+    // all of it); the first pass after the next start writes it.
+    if (!signal?.aborted && !(await hasDumpOf(dataDir, now))) {
+      const { file, bytes } = await writeDump({ prisma: database.prisma, dataDir, baseUrl }, now, signal);
       logger.info({ file, bytes }, 'wrote the daily open-data dump');
     }
   } catch (error) {
-    failed('dump');
-    logger.error({ err: error }, 'daily open-data dump failed');
+    if (signal?.aborted) logger.info('the daily open-data dump stopped for the shutdown; the next start writes it');
+    else {
+      failed('dump');
+      logger.error({ err: error }, 'daily open-data dump failed');
+    }
   }
   await pruneDumps(dataDir, KEPT_DUMPS).then(
     (deleted) => {

@@ -107,6 +107,17 @@ describe('the daily open-data dump', () => {
     expect(readdirSync(dumpsDir(dataDir)).sort()).toEqual(kept.flatMap((d) => [d.name, `${d.name}.sha256`]).sort());
   });
 
+  it('starts no dump once the service is stopping, and a later pass writes it', async () => {
+    const elsewhere = scratchDataDir('dumps-');
+    const stopping = new AbortController();
+    stopping.abort();
+    const options = { dataDir: elsewhere, baseUrl: TEST_BASE_URL };
+    expect(await runUpkeep(db, day(40), createLogger('silent'), { ...options, signal: stopping.signal })).toMatchObject({ ran: true });
+    expect(await listDumps(elsewhere)).toEqual([]);
+    await runUpkeep(db, day(40), createLogger('silent'), options);
+    expect((await listDumps(elsewhere)).map((d) => d.date)).toEqual([dateOf(40)]);
+  });
+
   it('writes no dump without the base URL its links need', async () => {
     const elsewhere = scratchDataDir('dumps-');
     expect(await runUpkeep(db, day(30), createLogger('silent'), { dataDir: elsewhere })).toMatchObject({ ran: true });

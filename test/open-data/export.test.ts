@@ -2,7 +2,8 @@
 // and its memory stays flat however large the directory (measured at two sizes, in a process
 // of its own, as the peak live heap after full collections).
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -11,7 +12,7 @@ import { binary } from '../setup/bodies.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/load.js';
 import { recomputeAllSummaries } from '../../src/modules/aggregation/summaries.service.js';
-import { dumpLines, writeDump } from '../../src/modules/open-data/export.js';
+import { dumpLines, dumpsDir, writeDump } from '../../src/modules/open-data/export.js';
 import { aMerchant } from '../factories/index.js';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { createDemoApp, DEMO_NOW } from '../setup/demo.js';
@@ -34,6 +35,16 @@ describe('the bulk dump', () => {
     t = await createDemoApp();
   }, 120_000);
   afterAll(() => t.close());
+
+  it('stops when asked (a shutdown), leaving no file, not even a partial one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'acd-dump-stop-'));
+    const stop = new AbortController();
+    const writing = writeDump({ prisma: t.db.prisma, dataDir, baseUrl: TEST_BASE_URL }, new Date(DEMO_NOW), stop.signal);
+    // Stopped while it reads the directory (or before it began: the outcome is the same).
+    setImmediate(() => stop.abort());
+    await expect(writing).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readdirSync(dumpsDir(dataDir))).toEqual([]);
+  });
 
   it('round-trips: one line per public record, the counts of the API, public fields only', async () => {
     const { file } = await writeDump({ prisma: t.db.prisma, dataDir: t.config.dataDir, baseUrl: TEST_BASE_URL }, new Date(DEMO_NOW));

@@ -4,8 +4,7 @@
 // approved reports) and `report` lines. The same views as the public API, so nothing private
 // can appear. Streamed from keyset pages: memory stays flat whatever the directory's size.
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -125,6 +124,8 @@ async function* linesOf(ctx: DirectoryContext): AsyncGenerator<string> {
 export async function writeDump(
   deps: { prisma: PrismaClient; dataDir: string } & Links,
   now: Date,
+  /** Stops the writing (a service shutting down): it rejects with an AbortError and leaves no file. */
+  signal?: AbortSignal,
 ): Promise<{ file: string; bytes: number; sha256: string }> {
   const dir = dumpsDir(deps.dataDir);
   await mkdir(dir, { recursive: true });
@@ -141,14 +142,19 @@ export async function writeDump(
     },
   });
   let sha256: string;
+  // Opened before the pipeline, so that the removal below always finds the file it created
+  // (a stream opening it itself could create it after a stop had already removed it).
+  const out = await open(partial, 'w');
   try {
-    await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), hashing, createWriteStream(partial));
+    await pipeline(Readable.from(dumpLines({ prisma: deps.prisma, baseUrl: deps.baseUrl, now })), createGzip(), hashing, out.createWriteStream(), {
+      signal,
+    });
     sha256 = hash.digest('hex');
     await writeFile(checksumPartial, `${sha256}  ${name}\n`);
     await rename(checksumPartial, checksumFile);
     await rename(partial, file);
   } catch (error) {
-    // A failed export (the database gone, a full disk) leaves no half file behind.
+    // A failed or stopped export (the database gone, a full disk, a shutdown) leaves no half file behind.
     await rm(partial, { force: true });
     await rm(checksumPartial, { force: true });
     throw error;
