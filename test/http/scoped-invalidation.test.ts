@@ -5,7 +5,8 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
-import { REBUILD_LISTS_EVERY_MS, ResponseCache, STALE_LISTS_MS, cacheScope } from '../../src/web/middleware/response-cache.js';
+import { REBUILD_LISTS_EVERY_MS, ResponseCache, STALE_LISTS_MS, cachePage, cacheScope, cacheShows } from '../../src/web/middleware/response-cache.js';
+import type { PageCheck } from '../../src/modules/directory/listing.js';
 import type { DirectoryChange, DirectoryVersions } from '../../src/modules/directory/version.js';
 import { createDemoApp } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
@@ -102,6 +103,27 @@ describe('invalidation by what changed', () => {
     expect(late.text).toContain('000 Earliest');
   });
 
+  it('keeps a stale list whose page is still the same (found again by the listing), and rebuilds one whose page moved', async () => {
+    await warm();
+    const before = await get(LIST);
+    const total = (JSON.parse(before.text) as { total: number }).total;
+    const tail = (await request(t.app).get(`/api/v1/merchants?sort=name&page=${Math.ceil(total / 24)}`).expect(200)).body.data as Array<{ id: string; name: string }>;
+    // Renamed within the last page: the first page (the cached list) stays what it was.
+    await rename(tail.at(-1)!.id, `${tail.at(-1)!.name} (renamed)`);
+    t.clock.advance(REBUILD_LISTS_EVERY_MS);
+    const kept = await get(LIST);
+    expect(kept.cache).toBe('REVALIDATED');
+    expect(kept.text).toBe(before.text);
+    expect((await get(LIST)).cache).toBe('HIT');
+
+    // A change that moves a merchant onto the page: the page differs, so the list is built again.
+    await rename(tail.at(-1)!.id, '00 Onto the first page');
+    t.clock.advance(REBUILD_LISTS_EVERY_MS);
+    const moved = await get(LIST);
+    expect(moved.cache).toBe('MISS');
+    expect(moved.text).toContain('00 Onto the first page');
+  });
+
   it('keeps everything for a write of equal values, and drops everything for a change of the catalog', async () => {
     await warm();
     await t.db.pool.query('UPDATE merchants SET name = name');
@@ -116,20 +138,30 @@ describe('invalidation by what changed', () => {
   });
 });
 
+/** Directory versions this test moves by hand: each change names some merchants. */
+function versionsByHand() {
+  let listener: ((change: DirectoryChange) => void) | undefined;
+  let version = 1n;
+  const versions: DirectoryVersions = {
+    current: () => version,
+    settle: async () => {},
+    onChange: (l) => {
+      listener = l;
+      return () => undefined;
+    },
+    close: async () => {},
+  };
+  const change = (merchants: string[]) => {
+    version += 1n;
+    listener!({ version, scope: { merchants } });
+  };
+  return { versions, change };
+}
+
 describe('single flight', () => {
   /** A cache over versions this test moves by hand, in front of a handler that counts its runs. */
   function harness(scope: string[] | null) {
-    let listener: ((change: DirectoryChange) => void) | undefined;
-    let version = 1n;
-    const versions: DirectoryVersions = {
-      current: () => version,
-      settle: async () => {},
-      onChange: (l) => {
-        listener = l;
-        return () => undefined;
-      },
-      close: async () => {},
-    };
+    const { versions, change } = versionsByHand();
     const clock = fixedClock('2026-11-22T12:00:00Z');
     const cache = new ResponseCache({ versions, clock });
     let runs = 0;
@@ -153,8 +185,7 @@ describe('single flight', () => {
       nextRun: () => new Promise<void>((resolve) => (started = resolve)),
       change(merchants: string[], next: string) {
         body = next;
-        version += 1n;
-        listener!({ version, scope: { merchants } });
+        change(merchants);
       },
     };
   }
@@ -218,6 +249,54 @@ describe('single flight', () => {
     expect(runs).toBe(2);
     expect(answers.map((res) => res.status).sort()).toEqual([...Array<number>(10).fill(200), 503]);
     for (const res of answers.filter((r) => r.status === 200)) expect(res.text).toBe('built by run 2');
+  });
+
+  it('checks a stale list’s page once for concurrent readers, and keeps it stale for a change heard during the check', async () => {
+    const { versions, change } = versionsByHand();
+    const clock = fixedClock('2026-11-22T12:00:00Z');
+    const cache = new ResponseCache({ versions, clock });
+    let checks = 0;
+    let checkBegun!: () => void;
+    const begun = new Promise<void>((resolve) => (checkBegun = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const page: PageCheck = {
+      identity: 'the same page',
+      identityAt: async () => {
+        checks += 1;
+        checkBegun();
+        await released;
+        return 'the same page';
+      },
+    };
+    let runs = 0;
+    const app = express();
+    app.get('/list', cache.middleware(), (_req, res) => {
+      runs += 1;
+      cacheShows(res, ['0190a1b2-0000-7000-8000-000000000001']);
+      cachePage(res, page);
+      res.type('text/plain').send(`list ${'x'.repeat(2000)}`);
+    });
+    await request(app).get('/list').expect('X-Cache', 'MISS');
+    change(['0190a1b2-0000-7000-8000-000000000002']);
+    clock.advance(REBUILD_LISTS_EVERY_MS);
+    const answers = Promise.all(Array.from({ length: 10 }, () => request(app).get('/list')));
+    await begun;
+    // A change heard while the page is being checked: the check may not have seen it.
+    change(['0190a1b2-0000-7000-8000-000000000003']);
+    release();
+    const results = (await answers).map((res) => res.headers['x-cache']);
+    expect(checks).toBe(1);
+    expect(runs).toBe(1);
+    expect(results.filter((r) => r === 'REVALIDATED')).toHaveLength(1);
+    expect(results.filter((r) => r === 'STALE')).toHaveLength(9);
+    // Kept, but stale from that change: checked again once the rebuild interval is up.
+    await request(app).get('/list').expect('X-Cache', 'STALE');
+    clock.advance(REBUILD_LISTS_EVERY_MS);
+    await request(app).get('/list').expect('X-Cache', 'REVALIDATED');
+    await request(app).get('/list').expect('X-Cache', 'HIT');
+    expect(checks).toBe(2);
+    expect(runs).toBe(1);
   });
 
   it('does not file an answer that a change of its merchant overtook while it was built', async () => {

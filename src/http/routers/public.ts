@@ -13,7 +13,8 @@ import { activeAgent, agents, categories } from '../../modules/catalog/catalog.s
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
 import { reportQuery, type ReportQuery } from '../../modules/reports/public-reports.schemas.js';
 import { validateQuery } from '../../web/middleware/validate.js';
-import { cacheScope, cacheShows } from '../../web/middleware/response-cache.js';
+import { cachePage, cacheScope, cacheShows } from '../../web/middleware/response-cache.js';
+import type { PageCheck } from '../../modules/directory/listing.js';
 import { pageLinks } from '../../web/links.js';
 import { apiIndex, apiIndexLinks } from '../../modules/open-data/discovery.js';
 import { listDumps } from '../../modules/open-data/export.js';
@@ -81,8 +82,8 @@ function mountDirectory(router: Router, deps: PublicDeps): void {
 
   router.get('/merchants', validateQuery(merchantQuery), async (req, res) => {
     const q = query<MerchantQuery>(res);
-    const { total, data } = await search(deps, q);
-    shows(res, data);
+    const { total, data, page } = await search(deps, q);
+    shows(res, data, page);
     sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 
@@ -102,8 +103,8 @@ function mountDirectory(router: Router, deps: PublicDeps): void {
   router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
     const agent = await activeAgent(directoryContext(deps), req.params.slug);
     const q = query<MerchantQuery>(res);
-    const { total, data } = await search(deps, q, agent);
-    shows(res, data);
+    const { total, data, page } = await search(deps, q, agent);
+    shows(res, data, page);
     sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 }
@@ -141,8 +142,12 @@ function sendList(deps: PublicDeps, req: Request, res: Response, list: ReturnTyp
   res.set('Link', pageLinks(deps.baseUrl, req, list)).json(list);
 }
 
-/** The merchants a page of merchants or reports shows: their changes drop it from the cache at once. */
-function shows(res: Response, data: readonly unknown[]): void {
+/**
+ * The merchants a page of merchants or reports shows: their changes drop it from the cache at
+ * once. A page of merchants the listing found is found again before it is rebuilt.
+ */
+function shows(res: Response, data: readonly unknown[], page: PageCheck | null = null): void {
+  if (page) cachePage(res, page);
   cacheShows(
     res,
     data.map((item) => {
@@ -153,6 +158,6 @@ function shows(res: Response, data: readonly unknown[]): void {
 }
 
 /** A page of merchants, full or compact, of the whole directory or one agent's. */
-async function search(deps: PublicDeps, q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[] }> {
+async function search(deps: PublicDeps, q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[]; page: PageCheck | null }> {
   return q.view === 'compact' ? searchDirectoryCompact(directoryContext(deps), q, agent) : searchDirectory(directoryContext(deps), q, agent);
 }

@@ -37,6 +37,28 @@ export interface ListingSearch {
   now: Date;
 }
 
+/** What a search finds: its matches, its sponsored matches, and its page's merchants in order. */
+export interface Found {
+  total: number;
+  sponsored: number;
+  ids: string[];
+}
+
+/** A search's page in one string: two pages with equal identities list the same merchants, in the same order, of the same totals. */
+export function pageIdentity(found: Found): string {
+  return `${found.total}/${found.sponsored}/${found.ids.join(',')}`;
+}
+
+/**
+ * The page a list answer showed, and how to find it again now: while it is the same, the answer
+ * is (web/middleware/response-cache.ts `cachePage`).
+ */
+export interface PageCheck {
+  identity: string;
+  /** The page's identity at `now`, as the listing finds it once it is as new as the directory (null: it cannot say). */
+  identityAt(now: Date): Promise<string | null>;
+}
+
 /** One merchant as the lists read it: `last` NaN when it has no report; sponsorship ends at Infinity when open. */
 export interface ListedMerchant {
   id: string;
@@ -159,7 +181,7 @@ export class Listing {
   }
 
   /** The search's page (merchant ids), its matches and its sponsored matches; null for a search SQL must answer (`q`). */
-  search(s: ListingSearch): { total: number; sponsored: number; ids: string[] } | null {
+  search(s: ListingSearch): Found | null {
     if (s.q) return null;
     const list = this.lists.get(s.agentId ?? WHOLE_DIRECTORY);
     const order = list?.orders.get(s.sort);

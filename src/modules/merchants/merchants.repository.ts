@@ -6,7 +6,7 @@ import { facetToken } from '../aggregation/facets.js';
 import { statusTokensOf } from '../aggregation/status-bits.js';
 import { PUBLIC_SUMMARIES } from '../aggregation/public-evidence.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
-import type { Listing, ListingSearch } from '../directory/listing.js';
+import { pageIdentity, type Listing, type ListingSearch } from '../directory/listing.js';
 import { escapeLike } from '../../db/like.js';
 
 /** A search as SQL reads it: the listing's search, and how. */
@@ -249,15 +249,17 @@ export async function searchMerchants(
   s: MerchantSearch,
   count: Counter = uncachedCounter(prisma),
   listing: Listing | null = null,
-): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[] }> {
+): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[]; page: string | null }> {
   const listed = listing?.search(s);
   const { total, sponsored, ids } = listed ?? (await searchIds(prisma, s, count));
   const sponsoredShown = s.countSponsored ? sponsored : null;
-  if (ids.length === 0) return { total, sponsored: sponsoredShown, rows: [] };
+  // The listing's page can be found again (a cached list is kept while it is the same); SQL's is not.
+  const page = listed ? pageIdentity(listed) : null;
+  if (ids.length === 0) return { total, sponsored: sponsoredShown, rows: [], page };
   const rows = await prisma.$queryRaw<MerchantRow[]>`
     SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return { total, sponsored: sponsoredShown, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined) };
+  return { total, sponsored: sponsoredShown, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined), page };
 }
 
 /**

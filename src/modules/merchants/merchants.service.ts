@@ -21,6 +21,7 @@ import {
   type Links,
 } from '../directory/notice.js';
 import type { CountCache } from '../directory/counts.js';
+import { pageIdentity, type PageCheck } from '../directory/listing.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
 import {
   findPublicMerchant,
@@ -216,20 +217,35 @@ async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scope
  * `countSponsored`, also how many of the matches are sponsored listings.
  */
 export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, options: { countSponsored?: boolean } = {}) {
-  const { total, sponsored, merchants } = await searchSummaries(ctx, query, scopedAgent, options.countSponsored);
+  const { total, sponsored, merchants, page } = await searchSummaries(ctx, query, scopedAgent, options.countSponsored);
   const data = merchants.map(({ row, summaries }) =>
     merchantView(ctx, row, summaries.map(({ agent, summary }) => agentSummaryView(ctx, agent, summary, 'list', query.independent))),
   );
-  return { total, sponsored, data };
+  return { total, sponsored, data, page };
 }
 
 /** The same search in the compact view (`view=compact`). */
 export async function searchDirectoryCompact(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
-  const { total, merchants } = await searchSummaries(ctx, query, scopedAgent);
+  const { total, merchants, page } = await searchSummaries(ctx, query, scopedAgent);
   const data = merchants.map(({ row, summaries }) =>
     compactMerchantView(ctx, row, summaries.map(({ agent, summary }) => compactSummaryView(ctx, agent, summary, query.independent))),
   );
-  return { total, data };
+  return { total, data, page };
+}
+
+/** To the minute, so that count queries repeat (and hit the count cache) within a minute. */
+const minuteOf = (now: Date) => new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+
+/** How a list's page is found again (see PageCheck): the same search at a later time, by the listing as new as the directory. */
+function pageCheck(counts: CountCache, search: MerchantSearch, identity: string): PageCheck {
+  return {
+    identity,
+    async identityAt(now) {
+      const listing = await counts.listing();
+      const found = listing?.search({ ...search, now: minuteOf(now) });
+      return found ? pageIdentity(found) : null;
+    },
+  };
 }
 
 /**
@@ -268,14 +284,13 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     sort: query.sort,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,
-    // To the minute, so that count queries repeat (and hit the count cache) within a minute;
-    // sponsorships start and end on whole days, and `days` is not meant to the second.
-    now: new Date(Math.floor(ctx.now.getTime() / 60_000) * 60_000),
+    // Sponsorships start and end on whole days, and `days` is not meant to the second.
+    now: minuteOf(ctx.now),
     countSponsored,
   };
   // The in-memory listing when it is as new as this request's version; else SQL with the count cache.
   const listing = await ctx.counts.listing();
-  const [{ total, sponsored, rows }, agents] = await Promise.all([
+  const [{ total, sponsored, rows, page }, agents] = await Promise.all([
     searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
@@ -292,7 +307,7 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
       .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as StoredSummaryDocument }))
       .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
   }));
-  return { total, sponsored, merchants };
+  return { total, sponsored, merchants, page: page === null ? null : pageCheck(ctx.counts, search, page) };
 }
 
 const trendOfSummary = (summary: AgentSummary | undefined): AgentTrend | null => (summary as { trend?: AgentTrend } | undefined)?.trend ?? null;

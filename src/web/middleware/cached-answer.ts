@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Request, Response } from 'express';
+import type { PageCheck } from '../../modules/directory/listing.js';
 import { canonicalQuery, parseQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor } from './metrics.js';
@@ -23,6 +24,8 @@ export interface Entry {
   expiresAt: number;
   /** For a list: the merchants it shows (cacheShows), whose changes drop it at once. */
   shows: ReadonlySet<string> | null;
+  /** For a list the in-memory listing found: its page, found again before it is rebuilt (cachePage). */
+  page: PageCheck | null;
   /** When the build of this answer began (the app's clock). */
   builtAt: number;
   scope: Scope;
@@ -162,7 +165,7 @@ export function clientHasCopy(req: Request, etag: string): boolean {
   });
 }
 
-export async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'STALE' | 'MISS'): Promise<void> {
+export async function send(req: Request, res: Response, entry: Entry, status: 'HIT' | 'STALE' | 'MISS' | 'REVALIDATED'): Promise<void> {
   res.setHeader('ETag', entry.etag);
   res.setHeader('X-Cache', status);
   answeredFor(res, entry.route);

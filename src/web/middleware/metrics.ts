@@ -11,7 +11,7 @@ import { dumpsDir } from '../../modules/open-data/export.js';
 import { processRegistry, scrapesThroughPrimary, scrapeThroughPrimary, shareWithCluster } from '../../metrics.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-const CACHE_RESULTS = new Set(['HIT', 'STALE', 'MISS', 'BYPASS', 'STALE-IF-ERROR']);
+const CACHE_RESULTS = new Set(['HIT', 'STALE', 'REVALIDATED', 'MISS', 'BYPASS', 'STALE-IF-ERROR']);
 const DUMP_FILE = /^directory-\d{4}-\d{2}-\d{2}\.ndjson\.gz$/;
 const ROUTE = Symbol('route template');
 
@@ -111,7 +111,7 @@ function requestMetrics(registers: Registry[]): RequestMetrics {
   });
   const cache = new Counter({
     name: 'acd_response_cache_requests_total',
-    help: 'Answers of cacheable routes by response-cache result: hit (served from the cache), stale (served from the cache within its bound after a change that may have altered it, while one request rebuilds it), miss (built, and filed when shareable), bypass (not cacheable as asked), stale_if_error (served in place of a 503 while the database was away).',
+    help: 'Answers of cacheable routes by response-cache result: hit (served from the cache), stale (served from the cache within its bound after a change that may have altered it, while one request rebuilds it), revalidated (a list found to show the same page after a change, kept rather than rebuilt), miss (built, and filed when shareable), bypass (not cacheable as asked), stale_if_error (served in place of a 503 while the database was away).',
     labelNames: ['result'],
     registers,
   });

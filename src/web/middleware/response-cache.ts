@@ -32,6 +32,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import type { DirectoryChange, DirectoryVersions } from '../../modules/directory/version.js';
+import type { PageCheck } from '../../modules/directory/listing.js';
 import { MAX_QUERY_PAIRS, queryPairCount } from './validate.js';
 import { routeTemplate } from './metrics.js';
 import { answeredByDeadline } from './deadline.js';
@@ -80,6 +81,7 @@ const CHANGES_KEPT = 1_024;
 const OUTAGE_RECHECK_MS = 5_000;
 const SCOPE = Symbol('response cache scope');
 const SHOWS = Symbol('response cache shows');
+const PAGE = Symbol('response cache page');
 
 /**
  * Declares that the answer being built shows these merchants alone (a merchant's profile, page,
@@ -96,6 +98,18 @@ export function cacheScope(res: Response, merchantIds: readonly string[]): void 
  */
 export function cacheShows(res: Response, merchantIds: Iterable<string>): void {
   (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] = new Set([...merchantIds].map((id) => id.toLowerCase()));
+}
+
+/**
+ * Declares how the page of a list answer (with `cacheShows`) is found again. When the answer is
+ * stale and due to be rebuilt, its page is found first: the same page (the same matches,
+ * sponsored matches and merchants in order) means the same answer, since a change of a merchant
+ * it shows drops it and a change of everything empties the cache; it is then kept, fresh
+ * (`X-Cache: REVALIDATED`), within its life. Only answers made of their page alone (the API's
+ * lists) may declare it: a page that also shows when the directory last changed may not.
+ */
+export function cachePage(res: Response, page: PageCheck): void {
+  (res.locals as { [PAGE]?: PageCheck })[PAGE] = page;
 }
 
 export interface ResponseCacheOptions {
@@ -339,7 +353,16 @@ export class ResponseCache {
       for (;;) {
         const found = this.lookup(key);
         if (found.kind === 'serve') return send(req, res, found.entry, found.status);
-        if (found.kind === 'build') return this.build(key, req, res, rule, next, nextHandler);
+        if (found.kind === 'build') {
+          // Not awaited unless there is a page to check: a build files itself synchronously.
+          const checking = this.revalidation(key);
+          if (checking) {
+            const kept = await checking;
+            if (kept) return send(req, res, kept, 'REVALIDATED');
+            if (res.headersSent || res.destroyed || answeredByDeadline(res)) return;
+          }
+          return this.build(key, req, res, rule, next, nextHandler);
+        }
         // Requests arriving while the same answer is being built wait for it instead of
         // building it again (after a change, every reader of it misses at once).
         const entry = await found.pending;
@@ -356,6 +379,41 @@ export class ResponseCache {
         }
       }
     };
+  }
+
+  /**
+   * The check of a stale list due to be rebuilt whose page may be the same now (cachePage), or
+   * undefined when there is none to make. It resolves to the entry, kept and fresh from the
+   * changes it was checked against, or to undefined when it must be built. It runs as the key's
+   * build would (single flight): readers meanwhile get the stale answer.
+   */
+  private revalidation(key: string): Promise<Entry | undefined> | undefined {
+    const entry = this.entries.peek(key);
+    if (!entry?.page || entry.staleSince === null || this.filling.has(key) || entry.expiresAt <= this.now()) return undefined;
+    const since = this.seq;
+    const check = entry.page;
+    // Out of the builds in flight as soon as it is known, before any reader waiting for it resumes.
+    const settled = () => {
+      if (this.filling.get(key) === checking) this.filling.delete(key);
+    };
+    const checking: Promise<Entry | undefined> = check.identityAt(this.options.clock.now()).then(
+      (identity) => {
+        settled();
+        // Still the entry filed (a change of a merchant it shows dropped it), the same page, and
+        // stale only from the changes heard since the check began (which it may not have seen).
+        const kept = identity === check.identity && this.entries.peek(key) === entry ? this.fileable(since, entry) : null;
+        if (!kept) return undefined;
+        entry.staleSince = kept.staleSince;
+        entry.builtAt = this.now();
+        return entry;
+      },
+      () => {
+        settled();
+        return undefined;
+      },
+    );
+    this.filling.set(key, checking);
+    return checking;
   }
 
   /** Builds the answer through the rest of the stack, filed (when it may be) for the requests to come. */
@@ -429,6 +487,7 @@ export class ResponseCache {
       builtAt,
       scope: (res.locals as { [SCOPE]?: Scope })[SCOPE] ?? 'many',
       shows: (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] ?? null,
+      page: (res.locals as { [PAGE]?: PageCheck })[PAGE] ?? null,
       staleSince: null,
       etag: weakEtag(identity),
       rule,
