@@ -32,7 +32,7 @@ import {
 export const reportPath = (id: string) => `/api/v1/reports/${id}`;
 
 /** Rows older than this are recomputed, because recency decay moves statuses with time. */
-const SUMMARY_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+export const SUMMARY_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Merchants per bulk transaction and pairs per refresh transaction. Each holds the directory
