@@ -608,11 +608,7 @@ async function changeReport(w: KeyWorker, report: SoakReport) {
     noteVersion(report, version);
     op = 'PUT automation/reports/:id changed (fresh ETag)';
   }
-  const body = newBody(report.merchantId, report.agentId);
-  // As the update rule asks of a client: a stored outcome that was derived (left out, or null) is
-  // sent as null with new task results, so that it is derived again. An explicit outcome here could
-  // be the old derived one by chance, which the service refuses as "sent back as read" (400).
-  if (report.body.outcome == null && body.capabilityResults) body.outcome = null;
+  const body = updateOf(report);
   // If-Match quoted (as the ETag) or bare (as updatedAt): both are accepted.
   const ifMatch = chance(0.5) ? `"${version}"` : version!;
   const a = await bearer(w, op, 'PUT', path, body, [200, 409], { 'if-match': ifMatch });
@@ -626,10 +622,7 @@ async function changeReport(w: KeyWorker, report: SoakReport) {
     if (answer?.unchanged !== false || answer.status !== 'PENDING' || !answer.updatedAt) {
       fail('contract', op, `PUT ${path}`, w.account.from, a, `changed PUT answered ${a.text().slice(0, 300)}`);
     }
-    // Kept as a client sends it again: a derived outcome left out (a POST, the identical retry,
-    // takes no null outcome; left out and null both mean "derived").
-    const { outcome, ...derived } = body;
-    report.body = outcome === null ? derived : body;
+    report.body = asSentAgain(body);
     report.changedPuts++;
     noteVersion(report, answer?.updatedAt);
   } else if (a.status === 409) {
@@ -651,10 +644,31 @@ async function identicalPut(w: KeyWorker, report: SoakReport) {
   noteVersion(report, answer?.updatedAt);
 }
 
+/**
+ * A new body for a report, as the update rule asks of a client: a stored outcome that was derived
+ * (left out, or null) is sent as null with new task results, so that it is derived again. An
+ * explicit outcome could be the old derived one by chance, which the service refuses as "sent
+ * back as read" (400) before it compares versions.
+ */
+function updateOf(report: SoakReport): Body {
+  const body = newBody(report.merchantId, report.agentId);
+  if (report.body.outcome == null && body.capabilityResults) body.outcome = null;
+  return body;
+}
+
+/**
+ * A stored body as a client sends it again: a derived outcome left out (a POST, the identical
+ * retry, takes no null outcome; left out and null both mean "derived").
+ */
+function asSentAgain(body: Body): Body {
+  const { outcome, ...derived } = body;
+  return outcome === null ? derived : body;
+}
+
 async function stalePut(w: KeyWorker, report: SoakReport) {
   const path = `/api/v1/automation/reports/${report.id}`;
   const op = 'PUT automation/reports/:id stale version';
-  const body = newBody(report.merchantId, report.agentId);
+  const body = updateOf(report);
   // An updatedAt the service showed earlier; a newer one has been seen since, so it is stale.
   const a = await bearer(w, op, 'PUT', path, body, [409], { 'if-match': report.versions[0]! });
   if (a === undefined) return;
@@ -668,7 +682,7 @@ async function stalePut(w: KeyWorker, report: SoakReport) {
     noteVersion(report, answer?.updatedAt);
   } else if (a.status === 200) {
     // Already a failure (unexpected status); keep the model in step with what was stored.
-    report.body = body;
+    report.body = asSentAgain(body);
     report.changedPuts++;
     noteVersion(report, answer?.updatedAt);
   }
