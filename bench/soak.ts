@@ -842,7 +842,10 @@ async function decide(browser: Browser, action: 'approve' | 'reject' | 'withdraw
   // A decision names the revision the moderator read: the report page's forms carry it.
   const read = await browser.page('GET /admin/reports/:id', 'GET', `/admin/reports/${id}`, [200]);
   if (!read || read.status !== 200) return;
-  const revision = /name="revision" value="([^"]+)"/.exec(read.text())?.[1] ?? '';
+  const revision = /name="revision" value="([^"]+)"/.exec(read.text())?.[1];
+  // A page without a decision form (the report moved on since the queue was read: another
+  // moderator decided it) offers nothing to submit; a form sent without its revision is a 400.
+  if (revision === undefined) return;
   const a = await browser.page(op ?? `POST /admin/reports/:id/${action}`, 'POST', `/admin/reports/${id}/${action}`, expect, { revision, ...form });
   if (!a) return;
   if (a.status === 303) decisions[action]++;
