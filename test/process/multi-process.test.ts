@@ -118,9 +118,13 @@ describe('two app processes on one database', { timeout: 180_000 }, () => {
         `SELECT count(*)::int AS stale FROM merchant_agent_summaries WHERE computed_at < now() - $1 * interval '1 millisecond'`,
         [SUMMARY_MAX_AGE_MS],
       )) as [{ stale: number }];
-      const [{ free }] = (await sql<{ free: boolean }>('SELECT pg_try_advisory_lock($1) AS free', [UPKEEP_LOCK_KEY])) as [{ free: boolean }];
-      if (free) await sql('SELECT pg_advisory_unlock($1)', [UPKEEP_LOCK_KEY]);
-      if (stale === 0 && free) return;
+      // Looked at, never taken: a pass that found the lock taken by this test would be skipped.
+      const [{ held }] = (await sql<{ held: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+                          AND ((classid::bigint << 32) | objid::bigint) = $1) AS held`,
+        [UPKEEP_LOCK_KEY],
+      )) as [{ held: boolean }];
+      if (stale === 0 && !held) return;
       if (Date.now() - started > 120_000) throw new Error(`the first upkeep pass is not over after 2 minutes (${stale} summaries stale)`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
