@@ -57,6 +57,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../src/net.js';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../src/modules/aggregation/constants.js';
+import { UPKEEP_LOCK_KEY } from '../src/upkeep.js';
 import type { Fixture } from './baseline-server.js';
 
 // autocannon keeps every response body as a string (`req.body += chunk`, a UTF-8 decode of each
@@ -283,6 +284,29 @@ interface Service {
   stop(): Promise<{ logLines: number; logBytes: number }>;
 }
 
+/**
+ * Waits until the service's first upkeep pass is over (its advisory lock, looked at in pg_locks,
+ * free for a whole second): a pass that recomputes a day's stale summaries or writes the day's
+ * dump took a core for minutes and changed the directory under the first rows measured.
+ */
+async function upkeepOver(client: pg.Client): Promise<void> {
+  const started = Date.now();
+  let freeSince = Date.now();
+  for (;;) {
+    const { rows } = await client.query<{ held: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+                        AND ((classid::bigint << 32) | objid::bigint) = $1) AS held`,
+      [UPKEEP_LOCK_KEY],
+    );
+    if (rows[0]?.held) freeSince = Date.now();
+    else if (Date.now() - freeSince >= 1_000) break;
+    if (Date.now() - started > 15 * 60_000) throw new Error('the service\'s first upkeep pass is not over after 15 minutes');
+    await sleep(100);
+  }
+  const waited = Date.now() - started - 1_000;
+  if (waited > 1_000) log(`  waited ${(waited / 1000).toFixed(1)} s for the service's first upkeep pass`);
+}
+
 async function startService(dataDir: string, processes: number): Promise<Service> {
   const port = await freePort();
   const pgPort = await freePort();
@@ -325,6 +349,7 @@ async function startService(dataDir: string, processes: number): Promise<Service
   // Watches the limiters' shared counters (one row per limiter and address, per window).
   const watcher = new pg.Client({ connectionString: databaseUrl });
   await watcher.connect();
+  await upkeepOver(watcher);
   let peak = 0;
   const poll = async () => {
     const { rows } = await watcher.query<{ hits: number }>(

@@ -41,6 +41,7 @@ import { fetcherFromConfig, type Fetcher } from './outbound/fetcher.js';
 import { cursorCodec } from './modules/automation/cursor.js';
 import type { AutomationDeps } from './modules/automation/automation.service.js';
 import type { SubmissionDeps } from './modules/reports/submissions.service.js';
+import { sendJson } from './web/json-body.js';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -112,6 +113,8 @@ function bareApp(config: Config): Express {
   // ETags are given deliberately: a report's version (private API), a cached body's hash (response cache).
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  // JSON answers are made into bytes piece by piece (web/json-body.ts).
+  app.response.json = sendJson;
   return app;
 }
 

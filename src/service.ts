@@ -13,8 +13,10 @@ import { runUpkeep } from './upkeep.js';
 import { fetcherFromConfig } from './outbound/fetcher.js';
 import { loadDemoIfEmpty } from './demo/demo.js';
 import { answerClientErrors } from './web/client-errors.js';
-import { watchDirectoryVersion } from './modules/directory/version.js';
-import { listingKeeper } from './modules/directory/listing-store.js';
+import { watchDirectoryVersion, type DirectoryVersions } from './modules/directory/version.js';
+import { listingKeeper, type ListingKeeper } from './modules/directory/listing-store.js';
+import { countCache } from './modules/directory/counts.js';
+import { warmDirectoryReads } from './modules/merchants/merchants.service.js';
 import { serveClusterMetrics } from './metrics.js';
 import { startDecisionNoticeRetries } from './modules/moderation/decision-notices.js';
 
@@ -76,6 +78,37 @@ function startUpkeep(database: Database, logger: Logger, config: Pick<Config, 'd
   };
 }
 
+/** The longest the start waits for warmReadPath before listening anyway. */
+const WARM_UP_TIMEOUT_MS = 15_000;
+
+/**
+ * Each kind of directory read once before listening (warmDirectoryReads), so that the first
+ * requests do not pay for opening connections and compiling queries. Never fatal: a failure or
+ * a slow database is logged and the process listens all the same.
+ */
+async function warmReadPath(database: Database, versions: DirectoryVersions, listing: ListingKeeper, config: Config, logger: Logger): Promise<void> {
+  const started = performance.now();
+  const ctx = { prisma: database.prisma, counts: countCache(database.prisma, versions, listing), baseUrl: config.baseUrl, now: systemClock.now() };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), WARM_UP_TIMEOUT_MS);
+    timer.unref();
+  });
+  // A read that fails after the timeout is still caught here, never left unhandled.
+  const warm = warmDirectoryReads(ctx).then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  try {
+    const outcome = await Promise.race([warm, timeout]);
+    if (outcome === 'timeout') logger.warn({ timeoutMs: WARM_UP_TIMEOUT_MS }, 'the read path was not warm in time; listening all the same');
+    else if (outcome) logger.warn({ err: outcome.error }, 'warming the read path failed; listening all the same');
+    else logger.info({ ms: Math.round(performance.now() - started) }, 'read path warmed');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Serves HTTP from this process over an open database. */
 async function startHttp(config: Config, logger: Logger, database: Database) {
   const versions = await watchDirectoryVersion(database.pool, { logger });
@@ -83,6 +116,7 @@ async function startHttp(config: Config, logger: Logger, database: Database) {
   // merchants); a failure leaves them to load at the first search, SQL answering meanwhile.
   const listing = listingKeeper(database.pool, versions, logger);
   await listing.warm();
+  await warmReadPath(database, versions, listing, config, logger);
   const app = createApp({ config, logger, prisma: database.prisma, pool: database.pool, clock: systemClock, versions, listing });
   // Slow clients are bounded by the server itself: Node's defaults held a body that never ended
   // for 300 s and a header section for 60 s (checked every 30 s). Checked every second here.

@@ -18,8 +18,16 @@ export interface PoolTimeouts {
 }
 
 /**
+ * Connections a serving pool keeps open once made, however long they stay idle: opening one
+ * takes 20-30 ms (SCRAM authentication, a new backend), which the first request after a quiet
+ * spell paid for each connection it needed.
+ */
+const KEPT_CONNECTIONS = 4;
+
+/**
  * A pool; with `timeouts` (the serving processes), no request waits on a database that hangs
- * longer than those bounds. Tools that run long statements (seeding, migrations) pass none.
+ * longer than those bounds, and up to KEPT_CONNECTIONS connections stay open. Tools that run
+ * long statements (seeding, migrations) pass none.
  */
 export function createPool(url: string, max = 10, timeouts?: PoolTimeouts): pg.Pool {
   const pool = new pg.Pool({
@@ -28,6 +36,7 @@ export function createPool(url: string, max = 10, timeouts?: PoolTimeouts): pg.P
     idleTimeoutMillis: 30_000,
     ...(timeouts
       ? {
+          min: Math.min(KEPT_CONNECTIONS, max),
           connectionTimeoutMillis: timeouts.acquireMs,
           statement_timeout: timeouts.statementMs,
           query_timeout: timeouts.statementMs + 2_000,

@@ -49,6 +49,8 @@ describe('npm start on a fresh machine', () => {
     children.push(first.child);
     await waitForReady(port, first);
     expect(first.output()).toContain('loaded the demo directory');
+    // Each kind of directory read ran once before it listened (service.ts warmReadPath).
+    expect(first.output()).toContain('read path warmed');
     const merchants = await countMerchants(pgPort);
     expect(merchants).toBeGreaterThanOrEqual(60);
 

@@ -1,0 +1,76 @@
+// The app's JSON bytes (web/json-body.ts) are JSON.stringify's, whatever the value.
+import express from 'express';
+import fc from 'fast-check';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { jsonBytes, sendJson } from '../../src/web/json-body.js';
+
+/** What Express's own res.json would have sent: JSON.stringify's text as UTF-8. */
+const expected = (value: unknown): Buffer | undefined => {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : Buffer.from(text, 'utf8');
+};
+
+const sameAsStringify = (value: unknown) => {
+  const got = jsonBytes(value);
+  const want = expected(value);
+  if (want === undefined) expect(got).toBeUndefined();
+  else expect(got?.equals(want), `${got?.toString('utf8')} != ${want.toString('utf8')}`).toBe(true);
+};
+
+describe('jsonBytes', () => {
+  it('writes the bytes JSON.stringify would, for any value', () => {
+    fc.assert(
+      fc.property(fc.anything({ withDate: true, withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withMap: true, withSet: true, withTypedArray: true }), sameAsStringify),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('writes a list envelope the same, with what JSON leaves out or writes as null', () => {
+    const list = {
+      data: [{ id: 'a', verdict: { symbol: '✓', sentence: 'Gets through checkout' }, at: new Date(0), skipped: undefined }, undefined, () => 1, Symbol('s'), [1, '◐']],
+      methodology: 'https://example.test/how-it-works',
+      missing: undefined,
+      fn: () => 1,
+      when: new Date(86_400_000),
+      nested: { list: ['✕', null], toJSON: undefined },
+      total: 2,
+    };
+    sameAsStringify(list);
+    sameAsStringify(list.data);
+    sameAsStringify({ toJSON: () => ({ replaced: [1, 2] }) });
+    sameAsStringify({ data: Object.assign([1, 2], { toJSON: () => 'array with toJSON' }) });
+    sameAsStringify({ lone: '\ud800 and \udfff', quote: '"\\\n', emoji: '🛒' });
+    for (const scalar of [undefined, null, 0, -0, NaN, Infinity, 'text', true, () => 1, Symbol('s')]) sameAsStringify(scalar);
+  });
+
+  it('refuses what JSON.stringify refuses', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => jsonBytes({ data: [cyclic] })).toThrow(TypeError);
+    expect(() => jsonBytes({ n: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('res.json', () => {
+  const app = express();
+  app.set('etag', false);
+  app.response.json = sendJson;
+  app.get('/list', (_req, res) => void res.json({ data: [{ symbol: '◐' }], total: 1 }));
+  app.get('/problem', (_req, res) => void res.status(400).type('application/problem+json').json({ title: 'Bad' }));
+  app.get('/nothing', (_req, res) => void res.json(undefined));
+
+  it('answers JSON with the Content-Type and length Express gives it', async () => {
+    const list = await request(app).get('/list');
+    expect(list.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(list.text).toBe('{"data":[{"symbol":"◐"}],"total":1}');
+    expect(Number(list.headers['content-length'])).toBe(Buffer.byteLength(list.text));
+    const problem = await request(app).get('/problem');
+    expect(problem.status).toBe(400);
+    expect(problem.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(problem.body).toEqual({ title: 'Bad' });
+    const nothing = await request(app).get('/nothing');
+    expect(nothing.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(nothing.text).toBe('');
+  });
+});
