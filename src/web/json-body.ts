@@ -10,10 +10,15 @@ import type { Response } from 'express';
 
 const UTF8 = new TextEncoder();
 
-const hasToJson = (value: object): boolean => typeof (value as { toJSON?: unknown }).toJSON === 'function';
+/** A value JSON.stringify would first replace by what its toJSON returns. */
+const hasToJson = (value: unknown): boolean =>
+  ((typeof value === 'object' && value !== null) || typeof value === 'function' || typeof value === 'bigint') &&
+  typeof (value as { toJSON?: unknown }).toJSON === 'function';
 
-/** An object JSON.stringify writes member by member (not a boxed number, string or boolean). */
-const isPlain = (value: object): boolean => {
+/** A plain object or an array without toJSON: JSON.stringify writes it member by member. */
+const splittable = (value: unknown): value is object => {
+  if (typeof value !== 'object' || value === null || hasToJson(value)) return false;
+  if (Array.isArray(value)) return true;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 };
@@ -24,14 +29,14 @@ const isPlain = (value: object): boolean => {
  * as a list's `data`) are stringified one by one.
  */
 export function jsonBytes(value: unknown): Buffer | undefined {
-  if (value === null || typeof value !== 'object' || hasToJson(value) || !(Array.isArray(value) || isPlain(value))) {
+  if (!splittable(value)) {
     const text = JSON.stringify(value);
     return text === undefined ? undefined : bytesOf([text]);
   }
   if (Array.isArray(value)) return bytesOf(arrayPieces(value));
   const pieces: string[] = ['{'];
   for (const [key, member] of Object.entries(value)) {
-    const parts = Array.isArray(member) && !hasToJson(member) ? arrayPieces(member) : [JSON.stringify(member)];
+    const parts = Array.isArray(member) && splittable(member) ? arrayPieces(member) : [pieceOf(key, member)];
     // Members JSON.stringify leaves out (undefined, functions, symbols).
     if (parts[0] === undefined) continue;
     pieces.push(pieces.length === 1 ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`, ...(parts as string[]));
@@ -40,12 +45,22 @@ export function jsonBytes(value: unknown): Buffer | undefined {
   return bytesOf(pieces);
 }
 
+/**
+ * One member or item as JSON.stringify writes it inside its holder (undefined when it is left
+ * out): a toJSON is given the member's key or the item's index, so it is written in a holder.
+ */
+function pieceOf(key: string, value: unknown): string | undefined {
+  if (!hasToJson(value)) return JSON.stringify(value);
+  const holder = JSON.stringify({ [key]: value });
+  return holder === '{}' ? undefined : holder.slice(JSON.stringify(key).length + 2, -1);
+}
+
 /** An array as JSON.stringify writes it, in pieces: an item it cannot write is null. */
 function arrayPieces(items: readonly unknown[]): string[] {
   const pieces: string[] = ['['];
   for (let i = 0; i < items.length; i += 1) {
     if (i > 0) pieces.push(',');
-    pieces.push(JSON.stringify(items[i]) ?? 'null');
+    pieces.push(pieceOf(String(i), items[i]) ?? 'null');
   }
   pieces.push(']');
   return pieces;

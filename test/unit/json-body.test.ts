@@ -41,6 +41,11 @@ describe('jsonBytes', () => {
     sameAsStringify({ toJSON: () => ({ replaced: [1, 2] }) });
     sameAsStringify({ data: Object.assign([1, 2], { toJSON: () => 'array with toJSON' }) });
     sameAsStringify({ lone: '\ud800 and \udfff', quote: '"\\\n', emoji: '🛒' });
+    // A toJSON is given its member's key or its item's index, as inside JSON.stringify.
+    const keyed = { toJSON: (key: string) => `written as ${key}` };
+    sameAsStringify({ data: [keyed, keyed], member: keyed, total: 2 });
+    sameAsStringify([keyed, { toJSON: () => undefined }, { toJSON: () => ({ toJSON: () => 'not called again' }) }]);
+    sameAsStringify({ left: { toJSON: () => undefined }, fn: Object.assign(() => 1, { toJSON: (key: string) => key }) });
     for (const scalar of [undefined, null, 0, -0, NaN, Infinity, 'text', true, () => 1, Symbol('s')]) sameAsStringify(scalar);
   });
 
