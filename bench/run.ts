@@ -57,7 +57,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../src/net.js';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../src/modules/aggregation/constants.js';
-import { UPKEEP_LOCK_KEY } from '../src/upkeep.js';
+import { UPKEEP_RUNNING_SQL } from '../src/upkeep.js';
 import type { Fixture } from './baseline-server.js';
 
 // autocannon keeps every response body as a string (`req.body += chunk`, a UTF-8 decode of each
@@ -293,11 +293,7 @@ async function upkeepOver(client: pg.Client): Promise<void> {
   const started = Date.now();
   let freeSince = Date.now();
   for (;;) {
-    const { rows } = await client.query<{ held: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
-                        AND ((classid::bigint << 32) | objid::bigint) = $1) AS held`,
-      [UPKEEP_LOCK_KEY],
-    );
+    const { rows } = await client.query<{ held: boolean }>(UPKEEP_RUNNING_SQL);
     if (rows[0]?.held) freeSince = Date.now();
     else if (Date.now() - freeSince >= 1_000) break;
     if (Date.now() - started > 15 * 60_000) throw new Error('the service\'s first upkeep pass is not over after 15 minutes');

@@ -28,6 +28,16 @@ import type { Fetcher } from './outbound/fetcher.js';
  */
 export const UPKEEP_LOCK_KEY = 0x4143_4455_504b;
 
+/**
+ * Whether an upkeep pass of this database is running now (the benchmark and the tests wait for
+ * the first one): its lock in pg_locks, looked at and never taken, so that no pass is skipped for
+ * the look. pg_locks lists the whole server's locks; an advisory lock belongs to one database.
+ */
+export const UPKEEP_RUNNING_SQL = `SELECT EXISTS (SELECT 1 FROM pg_locks
+  WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+    AND ((classid::bigint << 32) | objid::bigint) = ${UPKEEP_LOCK_KEY}
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`;
+
 export interface UpkeepOptions {
   signal?: AbortSignal;
   /** DATA_DIR: without it, no screenshot sweep and no dump. */

@@ -13,10 +13,10 @@ import { loadDemoData } from '../../src/demo/load.js';
 import { createLogger } from '../../src/logger.js';
 import { recomputeAllSummaries, refreshStaleSummaries } from '../../src/modules/aggregation/summaries.service.js';
 import { dumpsDir, KEPT_DUMPS, listDumps } from '../../src/modules/open-data/export.js';
-import { runUpkeep, UPKEEP_LOCK_KEY, type UpkeepPass } from '../../src/upkeep.js';
+import { runUpkeep, UPKEEP_LOCK_KEY, UPKEEP_RUNNING_SQL, type UpkeepPass } from '../../src/upkeep.js';
 import { aMerchant } from '../factories/index.js';
 import { summaryMismatches } from '../setup/consistency.js';
-import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { adminDatabaseUrl, createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { scratchDataDir, TEST_BASE_URL } from '../setup/app.js';
 import { pendingFiles, PNG } from '../setup/pending-store.js';
 
@@ -191,6 +191,15 @@ describe('upkeep across instances', () => {
         [UPKEEP_LOCK_KEY],
       );
       expect(held[0]!.n).toBe(1);
+      // What the benchmark and the multi-process test wait on sees the pass, in its own database only.
+      expect((await db.pool.query<{ held: boolean }>(UPKEEP_RUNNING_SQL)).rows[0]!.held).toBe(true);
+      const elsewhere = new pg.Client({ connectionString: adminDatabaseUrl() });
+      await elsewhere.connect();
+      try {
+        expect((await elsewhere.query<{ held: boolean }>(UPKEEP_RUNNING_SQL)).rows[0]!.held).toBe(false);
+      } finally {
+        await elsewhere.end();
+      }
     } finally {
       await blocker.query('COMMIT');
       await blocker.end();
@@ -198,6 +207,7 @@ describe('upkeep across instances', () => {
     }
 
     expect(await first).toEqual({ ran: true, summaries });
+    expect((await db.pool.query<{ held: boolean }>(UPKEEP_RUNNING_SQL)).rows[0]!.held).toBe(false);
     expect(a.errors()).toEqual([]);
     expect(b.errors()).toEqual([]);
     expect(b.lines.map((l) => l.msg)).toContain('another instance is doing the upkeep; skipping this pass');
