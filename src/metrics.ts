@@ -87,7 +87,7 @@ export const upkeepMetrics = {
     upkeepDuration.observe(seconds);
     if (failedSteps === 0) upkeepLastSuccess.set(now.getTime() / 1000);
   },
-  failed(step: 'connect' | 'lock' | 'summaries' | 'rate-limit-prune' | 'sign-in-prune' | 'screenshot-sweep' | 'dump' | 'dump-prune' | 'claim-rechecks' | 'owner-digests' | 'address-hash-prune'): void {
+  failed(step: 'connect' | 'lock' | 'summaries' | 'list-fragments' | 'rate-limit-prune' | 'sign-in-prune' | 'screenshot-sweep' | 'dump' | 'dump-prune' | 'claim-rechecks' | 'owner-digests' | 'address-hash-prune'): void {
     upkeepFailures.inc({ step });
   },
   summaryRefresh(seconds: number, refreshed: number | null): void {

@@ -8,7 +8,7 @@ import type { Database } from './db/database.js';
 import type { Logger } from './logger.js';
 import { pruneRateLimitCounters } from './modules/limits/counters.js';
 import { clearOldAddressHashes } from './modules/moderation/signals.repository.js';
-import { refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
+import { printListFragments, refreshStaleSummaries } from './modules/aggregation/summaries.service.js';
 import { purgeExpiredSignInTokens } from './modules/accounts/accounts.repository.js';
 import { sweepPending } from './modules/reports/pending-screenshots.js';
 import { sweepAbandonedUploads } from './modules/evidence/screenshots.js';
@@ -130,6 +130,8 @@ async function upkeepSteps(
   };
   const context: PassContext = { database, now, logger, failed };
   const refreshed = await refreshSummaries(context, signal);
+  // Once per start and database: the list fragments another version of the code stored.
+  if (!fragmentsPrinted.has(database.pool)) await printFragments(context, signal);
   await pruneTables(context);
   // Owners' claims due for their scheduled re-check (a failed one starts a grace period, and a
   // claim whose grace ended lapses), once across instances, under this pass's lock.
@@ -150,6 +152,23 @@ async function upkeepSteps(
   }
   upkeepMetrics.passDone(pass(), failures, now);
   return refreshed;
+}
+
+/** The databases whose list fragments this process has printed (printFragments). */
+const fragmentsPrinted = new WeakSet<object>();
+
+/** Prints the list fragments of other stamps again (summaries.service.ts printListFragments). */
+async function printFragments({ database, logger, failed }: PassContext, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    const started = performance.now();
+    const printed = await printListFragments(database.prisma, { signal });
+    if (signal?.aborted) return;
+    fragmentsPrinted.add(database.pool);
+    if (printed > 0) logger.info({ summaries: printed, ms: Math.round(performance.now() - started) }, 'printed the list fragments of summaries stored by other code');
+  } catch (error) {
+    failed('list-fragments');
+    logger.error({ err: error }, 'printing list fragments failed');
+  }
 }
 
 /** Recomputes the summaries whose recency decay moved on; returns how many (0 when the refresh failed). */

@@ -7,6 +7,7 @@
 // JSON.stringify's (test/unit/json-body.test.ts); the app sets no `json replacer`, `json
 // spaces` or `json escape`, which this does not apply.
 import type { Response } from 'express';
+import { RawJson } from '../raw-json.js';
 
 const UTF8 = new TextEncoder();
 
@@ -50,6 +51,7 @@ export function jsonBytes(value: unknown): Buffer | undefined {
  * out): a toJSON is given the member's key or the item's index, so it is written in a holder.
  */
 function pieceOf(key: string, value: unknown): string | undefined {
+  if (value instanceof RawJson) return value.json;
   if (!hasToJson(value)) return JSON.stringify(value);
   const holder = JSON.stringify({ [key]: value });
   return holder === '{}' ? undefined : holder.slice(JSON.stringify(key).length + 2, -1);

@@ -42,8 +42,10 @@ describe('warming the read path', () => {
   it('reads the lists, an agent’s filters and a merchant’s detail of the demo directory', async () => {
     const statements = recordStatements(demo);
     await warmDirectoryReads(contextOf(demo.prisma));
-    // The lists' summaries (stored text) and the detail's (the whole summary, with its trend).
+    // The lists' summaries (the pages': stored text; the API's: the stored fragments) and the
+    // detail's (the whole summary, with its trend).
     expect(statements.some((sql) => sql.includes('summary_text'))).toBe(true);
+    expect(statements.some((sql) => sql.includes('list_json'))).toBe(true);
     expect(statements.some((sql) => sql.includes('summary::text'))).toBe(true);
     // An agent's filters read its summaries' stored columns.
     expect(statements.some((sql) => /reach_level|status_bits/.test(sql))).toBe(true);

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { jsonBytes, sendJson } from '../../src/web/json-body.js';
+import { RawJson } from '../../src/raw-json.js';
 
 /** What Express's own res.json would have sent: JSON.stringify's text as UTF-8. */
 const expected = (value: unknown): Buffer | undefined => {
@@ -47,6 +48,23 @@ describe('jsonBytes', () => {
     sameAsStringify([keyed, { toJSON: () => undefined }, { toJSON: () => ({ toJSON: () => 'not called again' }) }]);
     sameAsStringify({ left: { toJSON: () => undefined }, fn: Object.assign(() => 1, { toJSON: (key: string) => key }) });
     for (const scalar of [undefined, null, 0, -0, NaN, Infinity, 'text', true, () => 1, Symbol('s')]) sameAsStringify(scalar);
+  });
+
+  it('sends a value already written as JSON as it is, where JSON.stringify writes the same', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.jsonValue(), (items, member) => {
+        const raw = items.map((item) => new RawJson(JSON.stringify(item)));
+        const envelope = { data: raw, extra: new RawJson(JSON.stringify(member)), total: raw.length };
+        const expected = JSON.stringify({ data: items, extra: member, total: raw.length });
+        expect(JSON.stringify(envelope)).toBe(expected);
+        expect(jsonBytes(envelope)?.toString('utf8')).toBe(expected);
+        expect(jsonBytes(raw)?.toString('utf8')).toBe(JSON.stringify(items));
+      }),
+      { numRuns: 300 },
+    );
+    // Its text is not parsed on the way out.
+    const text = '{"b": 1, "a": [2]}';
+    expect(jsonBytes({ data: [new RawJson(text)] })?.toString('utf8')).toBe(`{"data":[${text}]}`);
   });
 
   it('refuses what JSON.stringify refuses', () => {

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import { pageParam } from '../../modules/directory/query.js';
 import type { CountCache } from '../../modules/directory/counts.js';
 import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
-import { merchantProfile, searchDirectory, searchDirectoryCompact, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
+import { merchantProfile, searchDirectoryCompact, searchDirectoryJson, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
 import { agentMerchantQuery, merchantDetailQuery, merchantQuery, type MerchantDetailQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
 import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
@@ -82,8 +82,8 @@ function mountDirectory(router: Router, deps: PublicDeps): void {
 
   router.get('/merchants', validateQuery(merchantQuery), async (req, res) => {
     const q = query<MerchantQuery>(res);
-    const { total, data, page } = await search(deps, q);
-    shows(res, data, page);
+    const { total, data, shows: ids, page } = await search(deps, q);
+    shows(res, ids, page);
     sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 
@@ -103,8 +103,8 @@ function mountDirectory(router: Router, deps: PublicDeps): void {
   router.get('/agents/:slug/merchants', validateQuery(agentMerchantQuery), async (req: Request<{ slug: string }>, res) => {
     const agent = await activeAgent(directoryContext(deps), req.params.slug);
     const q = query<MerchantQuery>(res);
-    const { total, data, page } = await search(deps, q, agent);
-    shows(res, data, page);
+    const { total, data, shows: ids, page } = await search(deps, q, agent);
+    shows(res, ids, page);
     sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 }
@@ -116,7 +116,7 @@ function mountReports(router: Router, deps: PublicDeps): void {
     const { total, data } = await recentReports(directoryContext(deps), q);
     // One merchant's reports change with that merchant alone.
     if (q.merchant) cacheScope(res, [q.merchant]);
-    else shows(res, data);
+    else shows(res, data.map((report) => report.merchant.id));
     sendList(deps, req, res, listEnvelope(deps, data, total, q.page));
   });
 
@@ -146,18 +146,18 @@ function sendList(deps: PublicDeps, req: Request, res: Response, list: ReturnTyp
  * The merchants a page of merchants or reports shows: their changes drop it from the cache at
  * once. A page of merchants the listing found is found again before it is rebuilt.
  */
-function shows(res: Response, data: readonly unknown[], page: PageCheck | null = null): void {
+function shows(res: Response, merchantIds: readonly string[], page: PageCheck | null = null): void {
   if (page) cachePage(res, page);
-  cacheShows(
-    res,
-    data.map((item) => {
-      const row = item as { id: string; merchant?: { id: string } };
-      return row.merchant?.id ?? row.id;
-    }),
-  );
+  cacheShows(res, merchantIds);
 }
 
 /** A page of merchants, full or compact, of the whole directory or one agent's. */
-async function search(deps: PublicDeps, q: MerchantQuery, agent?: Parameters<typeof searchDirectory>[2]): Promise<{ total: number; data: unknown[]; page: PageCheck | null }> {
-  return q.view === 'compact' ? searchDirectoryCompact(directoryContext(deps), q, agent) : searchDirectory(directoryContext(deps), q, agent);
+async function search(
+  deps: PublicDeps,
+  q: MerchantQuery,
+  agent?: Parameters<typeof searchDirectoryJson>[2],
+): Promise<{ total: number; data: unknown[]; shows: string[]; page: PageCheck | null }> {
+  if (q.view !== 'compact') return searchDirectoryJson(directoryContext(deps), q, agent);
+  const { total, data, page } = await searchDirectoryCompact(directoryContext(deps), q, agent);
+  return { total, data, shows: data.map((merchant) => merchant.id), page };
 }

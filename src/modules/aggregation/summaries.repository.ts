@@ -26,6 +26,9 @@ export interface SummaryRow {
   statusTokens: string[];
   /** The same statuses as bits (status-bits.ts), in the covering reach index: what the filter reads. */
   statusBits: number;
+  /** The list's body of the summary, printed once (summary-view.ts listFragment), and the stamp of the code that printed it. */
+  listJson: string;
+  listStamp: string;
 }
 
 interface EvidenceRow {
@@ -115,15 +118,17 @@ export async function replaceSummaries(
       rc: r.reachConfidence,
       t: r.statusTokens,
       b: r.statusBits,
+      lj: r.listJson,
+      ls: r.listStamp,
     })),
   );
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
            (merchant_id, agent_id, summary, rating, report_count, self_reported_count, last_reported_at, facets,
-            reach_level, reach_confidence, status_tokens, status_bits, computed_at)
+            reach_level, reach_confidence, status_tokens, status_bits, list_json, list_stamp, computed_at)
     SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int, (e->>'sr')::int,
            (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
-           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, ${computedAt}::timestamptz
+           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, e->>'lj', e->>'ls', ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 
@@ -267,7 +272,7 @@ export async function announceChanged(db: Db, merchantIds: readonly string[]): P
 }
 
 /** A pair's stored summary row, as the recomputation compares it with a new one. */
-export type StoredSummary = Omit<SummaryRow, 'merchantId' | 'agentId'> & { summary: StatusSnapshot };
+export type StoredSummary = Omit<SummaryRow, 'merchantId' | 'agentId' | 'listJson' | 'listStamp'> & { summary: StatusSnapshot; listStamp: string | null };
 
 export async function storedSummaries(
   db: Db,
@@ -288,10 +293,11 @@ export async function storedSummaries(
       reach_confidence: number;
       status_tokens: string[];
       status_bits: bigint;
+      list_stamp: string | null;
     }>
   >`
     SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.self_reported_count, s.last_reported_at, s.facets,
-           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits
+           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits, s.list_stamp
       FROM merchant_agent_summaries s
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
@@ -310,6 +316,7 @@ export async function storedSummaries(
         reachConfidence: r.reach_confidence,
         statusTokens: r.status_tokens,
         statusBits: Number(r.status_bits),
+        listStamp: r.list_stamp,
       },
     ]),
   );
@@ -318,14 +325,23 @@ export async function storedSummaries(
 /**
  * Marks these pairs' summaries as computed now without changing them: an UPDATE of
  * `computed_at` alone, which no directory trigger watches (migration
- * "directory_change_scope"), so it bumps no version and no cached answer is dropped.
+ * "directory_change_scope"), so it bumps no version and no cached answer is dropped. A pair
+ * given a list fragment gets it too (printed again by this code: the same public answer).
  */
-export async function touchSummaries(db: Db, pairs: ReadonlyArray<{ merchantId: string; agentId: string }>, computedAt: Date): Promise<void> {
+export async function touchSummaries(
+  db: Db,
+  pairs: ReadonlyArray<{ merchantId: string; agentId: string; listJson?: string; listStamp?: string }>,
+  computedAt: Date,
+): Promise<void> {
   if (pairs.length === 0) return;
   await db.$executeRaw`
-    UPDATE merchant_agent_summaries s SET computed_at = ${computedAt}::timestamptz
-      FROM unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
-           AS pair(merchant_id, agent_id)
+    UPDATE merchant_agent_summaries s
+       SET computed_at = ${computedAt}::timestamptz,
+           list_json = coalesce(pair.list_json, s.list_json),
+           list_stamp = coalesce(pair.list_stamp, s.list_stamp)
+      FROM unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[],
+                  ${pairs.map((p) => p.listJson ?? null)}::text[], ${pairs.map((p) => p.listStamp ?? null)}::text[])
+           AS pair(merchant_id, agent_id, list_json, list_stamp)
      WHERE s.merchant_id = pair.merchant_id AND s.agent_id = pair.agent_id`;
 }
 
@@ -352,4 +368,46 @@ export async function claimHolderPairs(
     SELECT DISTINCT merchant_id, agent_id FROM reports
      WHERE account_id = ${claim.accountId}::uuid AND status = 'APPROVED' AND ${subject}`;
   return rows.map((r) => ({ merchantId: r.merchant_id, agentId: r.agent_id }));
+}
+
+/**
+ * A page of summary keys after `after` in key order, and of those the ones whose list fragment
+ * is not of `stamp`: their document (summary_text) and row version (xmin).
+ */
+export async function fragmentPage(
+  db: Db,
+  after: { merchantId: string; agentId: string } | null,
+  limit: number,
+  stamp: string,
+): Promise<{ keys: Array<{ merchantId: string; agentId: string }>; stale: Array<{ merchantId: string; agentId: string; version: string; summary: string }> }> {
+  const rows = await db.$queryRaw<Array<{ merchantId: string; agentId: string; version: string | null; summary: string | null }>>`
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId",
+           CASE WHEN s.list_stamp IS DISTINCT FROM ${stamp} THEN s.xmin::text END AS version,
+           CASE WHEN s.list_stamp IS DISTINCT FROM ${stamp} THEN s.summary_text END AS summary
+      FROM merchant_agent_summaries s
+     ${after ? Prisma.sql`WHERE (s.merchant_id, s.agent_id) > (${after.merchantId}::uuid, ${after.agentId}::uuid)` : Prisma.empty}
+     ORDER BY s.merchant_id, s.agent_id
+     LIMIT ${limit}`;
+  return {
+    keys: rows.map(({ merchantId, agentId }) => ({ merchantId, agentId })),
+    stale: rows.flatMap(({ merchantId, agentId, version, summary }) => (version !== null && summary !== null ? [{ merchantId, agentId, version, summary }] : [])),
+  };
+}
+
+/**
+ * Stores list fragments on the rows still at the version read (a row replaced or updated since
+ * keeps its own): an update of list_json and list_stamp alone, which moves no directory version.
+ * Returns how many rows took theirs.
+ */
+export async function storeFragments(
+  db: Db,
+  rows: ReadonlyArray<{ merchantId: string; agentId: string; version: string; listJson: string; listStamp: string }>,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  return db.$executeRaw`
+    UPDATE merchant_agent_summaries s SET list_json = f.list_json, list_stamp = f.list_stamp
+      FROM unnest(${rows.map((r) => r.merchantId)}::uuid[], ${rows.map((r) => r.agentId)}::uuid[], ${rows.map((r) => r.version)}::text[],
+                  ${rows.map((r) => r.listJson)}::text[], ${rows.map((r) => r.listStamp)}::text[])
+           AS f(merchant_id, agent_id, version, list_json, list_stamp)
+     WHERE s.merchant_id = f.merchant_id AND s.agent_id = f.agent_id AND s.xmin::text = f.version`;
 }

@@ -6,13 +6,15 @@ import type { PrismaClient, Db } from '../../db/client.js';
 import { computeAgentSummary, type AgentSummary, type OutcomeCounts } from './engine.js';
 import type { EvidenceReport } from './observations.js';
 import { reportFacets } from './facets.js';
-import { CONFIDENCE_LEVELS, TASKS } from './constants.js';
+import { CONFIDENCE_LEVELS, FAILURE_REASONS, OUTCOMES, STAGES, TASKS } from './constants.js';
+import { fragmentsStamp, listFragment, storedListFragment, type EvidenceSources, type StoredSummaryDocument } from './summary-view.js';
 import { statusToken } from './reach.js';
 import { regressionToken } from './agent-versions.js';
 import { statusBitsOf } from './status-bits.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
 import {
+  fragmentPage,
   loadEvidence,
   lockMerchants,
   merchantIdPage,
@@ -23,6 +25,7 @@ import {
   staleSummaryPairs,
   stillStale,
   storedSummaries,
+  storeFragments,
   touchSummaries,
   type StoredSummary,
   type SummaryRow,
@@ -49,14 +52,6 @@ export type Pair = { merchantId: string; agentId: string };
 
 export function summarize(reports: Parameters<typeof computeAgentSummary>[0], now: Date): AgentSummary {
   return computeAgentSummary(reports, { now, reportUrl: reportPath });
-}
-
-/** How many of a pair's approved reports are independent, and how many self-reported (by the shop's owner or the agent's vendor). */
-export interface EvidenceSources {
-  independent: number;
-  selfReported: number;
-  byOwner: number;
-  byVendor: number;
 }
 
 const outcomeCounts = (reports: readonly EvidenceReport[]): OutcomeCounts => {
@@ -91,6 +86,51 @@ export function summaryDocument(reports: readonly EvidenceReport[], now: Date) {
       self.length > 0 ? computeAgentSummary(reports, { now, reportUrl: reportPath, selfReported: { ...selfReported, counted: true } }) : null,
     trend: trendOf(independent, now),
   };
+}
+
+/**
+ * Summaries of fixed reports of every outcome, stage, failure reason, version and source, some
+ * old and some without a task result: the corpus whose list fragments make listStamp.
+ */
+function stampCorpus(): StoredSummaryDocument[] {
+  const now = new Date('2026-06-01T00:00:00.000Z');
+  const corpus: StoredSummaryDocument[] = [summaryDocument([], now)];
+  for (let set = 0; set < 24; set += 1) {
+    const reports: EvidenceReport[] = [];
+    for (let n = 0; n <= set % 7; n += 1) {
+      const k = set * 7 + n;
+      const createdAt = new Date(now.getTime() - ((k * 37) % 400) * 86_400_000);
+      reports.push({
+        id: `00000000-0000-7000-8000-${String(k).padStart(12, '0')}`,
+        accountId: `account-${k % 5}`,
+        outcome: OUTCOMES[k % OUTCOMES.length]!,
+        capabilityResults: Object.fromEntries(
+          TASKS.filter((_, t) => (k + t) % 3 !== 0).map((task, t) => [task, OUTCOMES[(k + t * 2) % OUTCOMES.length]!]),
+        ),
+        stage: k % 4 === 0 ? null : STAGES[k % STAGES.length]!,
+        testedAt: k % 3 === 0 ? null : createdAt,
+        createdAt,
+        failureReason: FAILURE_REASONS[k % FAILURE_REASONS.length]!,
+        agentVersion: k % 2 === 0 ? `1.${k % 4}.0` : null,
+        selfReported: k % 9 === 0 ? 'owner' : k % 11 === 0 ? 'vendor' : null,
+      });
+    }
+    corpus.push(summaryDocument(reports, now));
+  }
+  return corpus;
+}
+
+let stamp: string | undefined;
+
+/**
+ * The stamp of this code's list fragments (stored as `list_stamp`): a hash of the fragments it
+ * prints for a fixed corpus. Code that prints a summary's list body otherwise (its view, the
+ * verdict's words, the engine) gets another stamp, and a fragment stored by other code is not
+ * used: the list builds that body itself until the upkeep has printed it again.
+ */
+export function listStamp(): string {
+  stamp ??= fragmentsStamp(stampCorpus());
+  return stamp;
 }
 
 /**
@@ -133,7 +173,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
   await afterRead?.(unique);
   const rows: SummaryRow[] = [];
   const changed: Pair[] = [];
-  const unchanged: Pair[] = [];
+  const unchanged: Array<Pair & { listJson?: string; listStamp?: string }> = [];
   const changes: StatusChange[] = [];
   for (const pair of unique) {
     const reports = evidence.get(`${pair.merchantId}:${pair.agentId}`);
@@ -164,9 +204,12 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
         ...summary.versions.regressions.map((r) => regressionToken(r.task)),
       ],
       statusBits: statusBitsOf(summary.capabilities),
+      listJson: listFragment(summary),
+      listStamp: listStamp(),
     };
     if (previous && sameSummary(previous, row)) {
-      unchanged.push(pair);
+      // Its list fragment printed by other code (another stamp) is printed again.
+      unchanged.push(previous.listStamp === row.listStamp ? pair : { ...pair, listJson: row.listJson, listStamp: row.listStamp });
       continue;
     }
     if (previous) changes.push(...statusChanges(pair, previous.summary, summary));
@@ -238,4 +281,31 @@ export async function refreshStaleSummaries(
     }, BULK_TRANSACTION);
   }
   return total;
+}
+
+/** Summaries looked at per page when printing list fragments again. */
+const FRAGMENT_PAGE = 500;
+
+/**
+ * Prints again every list fragment stored by other code (another stamp, or none: rows written
+ * before fragments existed), walking the summaries in key order; returns how many. Until then
+ * a list builds those bodies itself, so this runs in the first upkeep pass after a start (the
+ * only time the stamp can change). A row replaced meanwhile keeps what its writer stored (the
+ * update is of the row version read).
+ */
+export async function printListFragments(prisma: PrismaClient, options: { signal?: AbortSignal } = {}): Promise<number> {
+  const stamp = listStamp();
+  let after: Pair | null = null;
+  let printed = 0;
+  while (!options.signal?.aborted) {
+    const page = await fragmentPage(prisma, after, FRAGMENT_PAGE, stamp);
+    if (page.keys.length === 0) break;
+    after = page.keys[page.keys.length - 1]!;
+    if (page.stale.length === 0) continue;
+    printed += await storeFragments(
+      prisma,
+      page.stale.map((row) => ({ ...row, listJson: storedListFragment(JSON.parse(row.summary) as StoredSummaryDocument), listStamp: stamp })),
+    );
+  }
+  return printed;
 }

@@ -367,3 +367,29 @@ export async function publicMerchantPage(prisma: PrismaClient, afterId: string |
      WHERE m.is_public ${afterId ? Prisma.sql`AND m.id > ${afterId}::uuid` : Prisma.empty}
      ORDER BY m.id LIMIT ${limit}`;
 }
+
+/** A summary as a list reads it: its stored list fragment when printed by this code's stamp, else the document to build it from. */
+export interface ListSummaryRow {
+  merchantId: string;
+  agentId: string;
+  fragment: string | null;
+  summary: unknown;
+}
+
+/**
+ * The list bodies of active agents' summaries for these merchants (all agents, or one): each
+ * summary's stored fragment where its stamp is `stamp`, else its document (summary_text,
+ * parsed). Only the one that is used is read from its TOAST chunks.
+ */
+export async function listSummariesFor(prisma: PrismaClient, merchantIds: readonly string[], agentId: string | undefined, stamp: string): Promise<ListSummaryRow[]> {
+  if (merchantIds.length === 0) return [];
+  const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; fragment: string | null; summary: string | null }>>`
+    SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId",
+           CASE WHEN s.list_stamp = ${stamp} THEN s.list_json END AS fragment,
+           CASE WHEN s.list_stamp = ${stamp} AND s.list_json IS NOT NULL THEN NULL ELSE s.summary_text END AS summary
+      FROM ${PUBLIC_SUMMARIES}
+     WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
+       ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
+       AND (s.report_count > 0 OR s.self_reported_count > 0)`;
+  return rows.map((row) => ({ ...row, summary: row.summary === null ? null : (JSON.parse(row.summary) as unknown) }));
+}

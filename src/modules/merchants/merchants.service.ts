@@ -4,11 +4,11 @@ import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound } from '../../errors.js';
 import { CONFIDENCE_LEVELS, TASKS } from '../aggregation/constants.js';
 import type { AgentSummary } from '../aggregation/engine.js';
-import { reachLevelOf, reachOf } from '../aggregation/reach.js';
-import { compactVerdict, summaryVerdict } from '../aggregation/verdict.js';
+import { reachLevelOf } from '../aggregation/reach.js';
+import { compactVerdict } from '../aggregation/verdict.js';
+import { listBodyJson, summaryBody, summaryFor, verdictAndReach, type StoredSummaryDocument } from '../aggregation/summary-view.js';
 import { statusMask } from '../aggregation/status-bits.js';
-import { summarize, type EvidenceSources } from '../aggregation/summaries.service.js';
-import type { VersionFacts } from '../aggregation/agent-versions.js';
+import { listStamp, summarize } from '../aggregation/summaries.service.js';
 import type { Independent } from '../directory/query.js';
 import type { AgentTrend } from '../aggregation/trends.js';
 import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
@@ -23,10 +23,12 @@ import {
 import type { CountCache } from '../directory/counts.js';
 import { pageIdentity, type PageCheck } from '../directory/listing.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
+import { RawJson } from '../../raw-json.js';
 import {
   findPublicMerchant,
   publicMerchantPage,
   searchMerchants,
+  listSummariesFor,
   summariesFor,
   type MerchantRow,
   type MerchantSearch,
@@ -48,93 +50,15 @@ export const OWNER_STATEMENT_ATTRIBUTION =
 export const claimPublic = (method: 'DNS' | 'FILE' | 'META' | null, verifiedAt: Date | null) =>
   method && verifiedAt ? { verified: true as const, method: method.toLowerCase() as 'dns' | 'file' | 'meta', verifiedAt: isoDate(verifiedAt) } : null;
 
-// How much of each per-agent summary a response carries:
-// - detail: everything (the merchant's own URL);
-// - list: every field too, but each task lists only its newest observation and evidence
-//   reference (the detail has up to five): the repeated blocks are most of a list's weight;
-// - compact (`view=compact`): status and confidence per agent and task, for clients that only
-//   need to know where an agent gets through.
-
 const isoDate = (date: Date) => date.toISOString().slice(0, 10);
-
-/** Items of a capability's observation and evidence lists in a list response. */
-const LIST_ITEMS_PER_TASK = 1;
-
-const roundRating = (rating: number) => Math.round(rating * 10_000) / 10_000;
 
 function agentRef(links: Links, agent: AgentRow) {
   return { id: agent.id, slug: agent.slug, name: agent.name, vendor: agent.vendor, url: agentPageUrl(links, agent.slug) };
 }
 
-
-/**
- * A stored summary's verdict, and its reach carrying the verdict's sentence and colour as
- * `label` and `tone`: one answer, whichever field a client reads.
- */
-function verdictAndReach(summary: AgentSummary) {
-  const verdict = summaryVerdict(summary);
-  const reach = summary.reach ?? reachOf(summary.capabilities, []);
-  return { verdict, reach: { ...reach, label: verdict.sentence, tone: verdict.colour } };
-}
-
-/** A summary as stored (summaries.service.ts summaryDocument); older rows may lack the issue-37 parts. */
-export type StoredSummaryDocument = AgentSummary & { sources?: EvidenceSources; withSelfReported?: AgentSummary | null; versions?: VersionFacts };
-
-const NO_VERSIONS: VersionFacts = { seen: [], tasks: {}, regressions: [] };
-
-/**
- * The summary a reader asked for: made from the independent reports (the default), or from all
- * of them (independent=all), which differs only where some are self-reported; and the two
- * counts side by side.
- */
-function summaryFor(stored: StoredSummaryDocument, independent: Independent = 'only') {
-  const summary = independent === 'all' && stored.withSelfReported ? stored.withSelfReported : stored;
-  const sources: EvidenceSources = stored.sources ?? { independent: stored.counts.total, selfReported: 0, byOwner: 0, byVendor: 0 };
-  return { summary, sources, versions: summary.versions ?? NO_VERSIONS };
-}
-
+/** An agent's summary as the detail (every item) or a list (each task's newest) shows it. */
 function agentSummaryView(links: Links, agent: AgentRow, stored: StoredSummaryDocument, shape: 'detail' | 'list' = 'detail', independent: Independent = 'only') {
-  const { summary, sources, versions } = summaryFor(stored, independent);
-  const absolute = <T extends { url: string }>(refs: T[]) =>
-    refs.map((ref) => ({ ...ref, url: ref.url.startsWith('/') ? `${links.baseUrl}${ref.url}` : ref.url }));
-  const items = shape === 'list' ? LIST_ITEMS_PER_TASK : Infinity;
-  // Stored as jsonb, which does not keep key order: rebuild the tasks in the spec's order.
-  const capabilities = Object.fromEntries(
-    TASKS.map((task) => {
-      const capability = summary.capabilities[task];
-      return [
-        task,
-        {
-          ...capability,
-          recentObservations: capability.recentObservations.slice(0, items),
-          evidence: absolute(capability.evidence.slice(0, items)),
-        },
-      ];
-    }),
-  );
-  const { verdict, reach } = verdictAndReach(summary);
-  return {
-    agent: agentRef(links, agent),
-    independent,
-    // Independent and self-reported reports side by side (issue 37).
-    sources,
-    versions,
-    // The verdict every surface shows (aggregation/verdict.ts); its sentence is the label.
-    label: verdict.sentence,
-    verdict,
-    reach,
-    status: summary.status,
-    statusTask: summary.statusTask,
-    scoreBand: summary.scoreBand,
-    rating: roundRating(summary.rating),
-    confidence: summary.confidence,
-    counts: summary.counts,
-    lastTestedAt: summary.lastTestedAt,
-    lastReportedAt: summary.lastReportedAt,
-    latestEvidenceAt: summary.latestEvidenceAt,
-    evidence: absolute(summary.evidence),
-    capabilities,
-  };
+  return { agent: agentRef(links, agent), ...summaryBody(links.baseUrl, stored, shape, independent) };
 }
 
 function compactSummaryView(links: Links, agent: AgentRow, stored: StoredSummaryDocument, independent: Independent = 'only') {
@@ -261,7 +185,7 @@ function reachFilters(query: MerchantQuery): Pick<MerchantSearch, 'reachLevel' |
   };
 }
 
-async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
+async function searchRows(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
   // The schemas refuse these without an agent; a caller that skipped them is refused the same way.
   if (!agent) {
@@ -294,21 +218,70 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
     searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
+  return { total, sponsored, rows, agent, agents, page: page === null ? null : pageCheck(ctx.counts, search, page) };
+}
+
+/** Each merchant's summaries of the given active agents, in the agents' name order. */
+function byMerchant<S extends { merchantId: string; agentId: string }>(rows: readonly MerchantRow[], agents: readonly AgentRow[], summaries: readonly S[]) {
+  const agentsById = new Map(agents.map((a) => [a.id, a]));
+  return rows.map((row) => ({
+    row,
+    summaries: summaries
+      .filter((s) => s.merchantId === row.id && agentsById.has(s.agentId))
+      .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s }))
+      .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
+  }));
+}
+
+async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
+  const { total, sponsored, rows, agent, agents, page } = await searchRows(ctx, query, scopedAgent, countSponsored);
   const summaries = await summariesFor(
     ctx.prisma,
     rows.map((r) => r.id),
     agent?.id,
   );
-  const agentsById = new Map(agents.map((a) => [a.id, a]));
-  const merchants = rows.map((row) => ({
+  const merchants = byMerchant(rows, agents, summaries).map(({ row, summaries: found }) => ({
     row,
-    summaries: summaries
-      .filter((s) => s.merchantId === row.id && agentsById.has(s.agentId))
-      .map((s) => ({ agent: agentsById.get(s.agentId)!, summary: s.summary as StoredSummaryDocument }))
-      .sort((a, b) => a.agent.name.localeCompare(b.agent.name)),
+    summaries: found.map(({ agent: a, summary }) => ({ agent: a, summary: summary.summary as StoredSummaryDocument })),
   }));
-  return { total, sponsored, merchants, page: page === null ? null : pageCheck(ctx.counts, search, page) };
+  return { total, sponsored, merchants, page };
 }
+
+/**
+ * searchDirectory's answer as the API sends it, each merchant already JSON: each agent's body
+ * is the fragment the summary writer stored (aggregation/summary-view.ts), joined to the agent
+ * and the merchant, and built here only where the stored one was printed by other code. The
+ * same bytes as JSON.stringify of searchDirectory's `data` (test/public/list-fragments.test.ts).
+ */
+export async function searchDirectoryJson(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  // The fragments are of the independent reports' summaries (the default).
+  if (query.independent !== 'only') {
+    const { total, data, page } = await searchDirectory(ctx, query, scopedAgent);
+    return { total, data: data.map((merchant) => new RawJson(JSON.stringify(merchant))), shows: data.map((merchant) => merchant.id), page };
+  }
+  const { total, rows, agent, agents, page } = await searchRows(ctx, query, scopedAgent);
+  const summaries = await listSummariesFor(
+    ctx.prisma,
+    rows.map((r) => r.id),
+    agent?.id,
+    listStamp(),
+  );
+  const refs = new Map<string, string>();
+  const refOf = (a: AgentRow) => refs.get(a.id) ?? refs.set(a.id, JSON.stringify(agentRef(ctx, a))).get(a.id)!;
+  const data = byMerchant(rows, agents, summaries).map(({ row, summaries: found }) => {
+    const merchant = JSON.stringify(merchantView(ctx, row, []));
+    const bodies = found.map(({ agent: a, summary }) =>
+      summary.fragment !== null
+        ? `{"agent":${refOf(a)},${listBodyJson(ctx.baseUrl, summary.fragment).slice(1)}`
+        : JSON.stringify(agentSummaryView(ctx, a, summary.summary as StoredSummaryDocument, 'list', 'only')),
+    );
+    // merchantView ends with its agents (an empty list here).
+    return new RawJson(`${merchant.slice(0, -EMPTY_AGENTS.length)}"agents":[${bodies.join(',')}]}`);
+  });
+  return { total, data, shows: rows.map((row) => row.id), page };
+}
+
+const EMPTY_AGENTS = '"agents":[]}';
 
 const trendOfSummary = (summary: AgentSummary | undefined): AgentTrend | null => (summary as { trend?: AgentTrend } | undefined)?.trend ?? null;
 
@@ -357,19 +330,21 @@ export async function merchantPage(ctx: DirectoryContext, afterId: string | null
  */
 export async function warmDirectoryReads(ctx: DirectoryContext): Promise<void> {
   const [agent] = await listActiveAgents(ctx.prisma);
+  // The API's lists (joined from fragments) and the pages' (built).
   const reads: Array<Promise<unknown>> = [
-    searchDirectory(ctx, merchantQuery.parse({})),
-    searchDirectory(ctx, merchantQuery.parse({ outcome: 'WORKS', sort: 'recent' })),
+    searchDirectoryJson(ctx, merchantQuery.parse({})),
+    searchDirectory(ctx, merchantQuery.parse({ sort: 'recent' })),
+    searchDirectoryJson(ctx, merchantQuery.parse({ outcome: 'WORKS', sort: 'recent' })),
     searchDirectoryCompact(ctx, merchantQuery.parse({ sort: 'name' })),
   ];
   if (agent) {
     reads.push(
-      searchDirectory(ctx, agentMerchantQuery.parse({ reaches: 'CART', sort: 'reach' }), agent),
-      searchDirectory(ctx, agentMerchantQuery.parse({ task: 'CHECKOUT', taskStatus: 'supported', sort: 'rating' }), agent),
-      searchDirectory(ctx, agentMerchantQuery.parse({ minConfidence: 'medium', stage: 'CART' }), agent),
+      searchDirectoryJson(ctx, agentMerchantQuery.parse({ reaches: 'CART', sort: 'reach' }), agent),
+      searchDirectoryJson(ctx, agentMerchantQuery.parse({ task: 'CHECKOUT', taskStatus: 'supported', sort: 'rating' }), agent),
+      searchDirectoryJson(ctx, agentMerchantQuery.parse({ minConfidence: 'medium', stage: 'CART' }), agent),
     );
   }
-  const [first] = await Promise.all(reads);
-  const slug = (first as Awaited<ReturnType<typeof searchDirectory>>).data[0]?.slug;
+  const [, pages] = await Promise.all(reads);
+  const slug = (pages as Awaited<ReturnType<typeof searchDirectory>>).data[0]?.slug;
   if (slug) await merchantProfile(ctx, slug);
 }
