@@ -191,22 +191,37 @@ export class Listing {
     const now = s.now.getTime();
     const { sponsorStart, sponsorEnd } = this.m;
     // Sponsored matches fill the scratch from the start, the rest from the end (backwards).
+    const room = scratch;
+    const last = room.length - 1;
     let sponsored = 0;
     let rest = 0;
-    for (let i = 0; i < order.length; i++) {
-      const slot = order[i]!;
-      if (!matches(slot)) continue;
-      if (sponsorStart[slot]! <= now && now < sponsorEnd[slot]!) scratch[sponsored++] = slot;
-      else scratch[scratch.length - ++rest] = slot;
+    // Without a filter every entry matches: the loop that tests nothing takes a fifth of the time.
+    if (matches === null) {
+      for (let i = 0; i < order.length; i++) {
+        const slot = order[i]!;
+        if (sponsorStart[slot]! <= now && now < sponsorEnd[slot]!) room[sponsored++] = slot;
+        else room[last - rest++] = slot;
+      }
+    } else {
+      for (let i = 0; i < order.length; i++) {
+        const slot = order[i]!;
+        if (!matches(slot)) continue;
+        if (sponsorStart[slot]! <= now && now < sponsorEnd[slot]!) room[sponsored++] = slot;
+        else room[last - rest++] = slot;
+      }
     }
     const ids: string[] = [];
     const end = Math.min(sponsored + rest, s.offset + s.limit);
-    for (let i = s.offset; i < end; i++) ids.push(this.m.ids[i < sponsored ? scratch[i]! : scratch[scratch.length - 1 - (i - sponsored)]!]!);
+    for (let i = s.offset; i < end; i++) ids.push(this.m.ids[i < sponsored ? room[i]! : room[last - (i - sponsored)]!]!);
     return { total: sponsored + rest, sponsored, ids };
   }
 
-  /** The test of `searchConditions` and `summaryConditions` (merchants/merchants.repository.ts) on one entry. */
-  private matcher(s: ListingSearch, list: List): (slot: number) => boolean {
+  /**
+   * The test of `searchConditions` and `summaryConditions` (merchants/merchants.repository.ts) on
+   * one entry; null when the search has none (every entry matches). A condition the search does
+   * not set reads nothing: each column read is a cache miss or two in a walk of 100,000 entries.
+   */
+  private matcher(s: ListingSearch, list: List): ((slot: number) => boolean) | null {
     const { category, regions } = this.m;
     const wantedCategory = s.categoryId ? this.m.categoryNumber(s.categoryId) : -1;
     const region = s.region;
@@ -221,15 +236,19 @@ export class Listing {
     const hi = masked ? Math.floor(s.statusMask! / HALF) | 0 : 0;
     const { reportCount, last, reachLevel, reachConfidence, bitsLo, bitsHi } = list;
     const withToken = token < 0 ? NO_SLOTS : list.slotsWithToken(token);
+    const days = Boolean(s.days);
+    if (wantedCategory === -1 && region === undefined && token === -1 && !days && minReports <= 0 && reach <= 0 && confidence <= 0 && !masked) return null;
     return (slot) => {
       if (wantedCategory !== -1 && category[slot] !== wantedCategory) return false;
       if (region !== undefined && !regions[slot]!.includes(region) && !regions[slot]!.includes('GLOBAL')) return false;
       if (token !== -1) {
         if (!withToken[slot]) return false;
         // With days, a facet as new as `since` (NaN, none, is never).
-        if (s.days && !(list.facetTime(slot, token) >= since)) return false;
-      } else if (s.days && !(last[slot]! >= since)) return false;
-      if (reportCount[slot]! < minReports || reachLevel[slot]! < reach || reachConfidence[slot]! < confidence) return false;
+        if (days && !(list.facetTime(slot, token) >= since)) return false;
+      } else if (days && !(last[slot]! >= since)) return false;
+      if (minReports > 0 && reportCount[slot]! < minReports) return false;
+      if (reach > 0 && reachLevel[slot]! < reach) return false;
+      if (confidence > 0 && reachConfidence[slot]! < confidence) return false;
       return !masked || (bitsLo[slot]! & lo) !== 0 || (bitsHi[slot]! & hi) !== 0;
     };
   }
