@@ -244,22 +244,31 @@ function gatherQuery(s: MerchantSearch, from: Prisma.Sql, where: Prisma.Sql, spo
  * then everyone else. The in-memory listing (directory/listing.ts) names the page's merchants
  * when the request has one as new as its version; otherwise PostgreSQL does (`searchIds`).
  */
-export async function searchMerchants(
+export async function searchMerchants<T = undefined>(
   prisma: PrismaClient,
   s: MerchantSearch,
   count: Counter = uncachedCounter(prisma),
   listing: Listing | null = null,
-): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[]; page: string | null }> {
+  /** A read of the page's merchants made at the same time as their rows (their summaries). */
+  alongside?: (ids: readonly string[]) => Promise<T>,
+): Promise<{ total: number; sponsored: number | null; rows: MerchantRow[]; page: string | null; alongside: T | undefined }> {
   const listed = listing?.search(s);
   const { total, sponsored, ids } = listed ?? (await searchIds(prisma, s, count));
   const sponsoredShown = s.countSponsored ? sponsored : null;
   // The listing's page can be found again (a cached list is kept while it is the same); SQL's is not.
   const page = listed ? pageIdentity(listed) : null;
-  if (ids.length === 0) return { total, sponsored: sponsoredShown, rows: [], page };
-  const rows = await prisma.$queryRaw<MerchantRow[]>`
-    SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`;
+  const [rows, extra] = await Promise.all([
+    ids.length === 0 ? [] : prisma.$queryRaw<MerchantRow[]>`SELECT ${merchantColumns(s.now)} WHERE m.id = ANY(${ids}::uuid[])`,
+    alongside?.(ids),
+  ]);
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return { total, sponsored: sponsoredShown, rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined), page };
+  return {
+    total,
+    sponsored: sponsoredShown,
+    rows: ids.map((id) => byId.get(id)).filter((row): row is MerchantRow => row !== undefined),
+    page,
+    alongside: extra,
+  };
 }
 
 /**

@@ -185,7 +185,17 @@ function reachFilters(query: MerchantQuery): Pick<MerchantSearch, 'reachLevel' |
   };
 }
 
-async function searchRows(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
+/**
+ * A search's page: its merchants' rows, the agents they are shown with, and what `summariesOf`
+ * reads of the page's merchants, read at the same time as their rows.
+ */
+async function searchRows<S>(
+  ctx: DirectoryContext,
+  query: MerchantQuery,
+  scopedAgent: AgentRow | undefined,
+  countSponsored: boolean,
+  summariesOf: (ids: readonly string[], agentId: string | undefined) => Promise<S[]>,
+) {
   const { agent, category } = await resolveFilters(ctx, query, scopedAgent);
   // The schemas refuse these without an agent; a caller that skipped them is refused the same way.
   if (!agent) {
@@ -214,11 +224,11 @@ async function searchRows(ctx: DirectoryContext, query: MerchantQuery, scopedAge
   };
   // The in-memory listing when it is as new as this request's version; else SQL with the count cache.
   const listing = await ctx.counts.listing();
-  const [{ total, sponsored, rows, page }, agents] = await Promise.all([
-    searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing),
+  const [{ total, sponsored, rows, page, alongside }, agents] = await Promise.all([
+    searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing, (ids) => summariesOf(ids, agent?.id)),
     agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
   ]);
-  return { total, sponsored, rows, agent, agents, page: page === null ? null : pageCheck(ctx.counts, search, page) };
+  return { total, sponsored, rows, agents, summaries: alongside ?? [], page: page === null ? null : pageCheck(ctx.counts, search, page) };
 }
 
 /** Each merchant's summaries of the given active agents, in the agents' name order. */
@@ -234,11 +244,8 @@ function byMerchant<S extends { merchantId: string; agentId: string }>(rows: rea
 }
 
 async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
-  const { total, sponsored, rows, agent, agents, page } = await searchRows(ctx, query, scopedAgent, countSponsored);
-  const summaries = await summariesFor(
-    ctx.prisma,
-    rows.map((r) => r.id),
-    agent?.id,
+  const { total, sponsored, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, countSponsored, (ids, agentId) =>
+    summariesFor(ctx.prisma, ids, agentId),
   );
   const merchants = byMerchant(rows, agents, summaries).map(({ row, summaries: found }) => ({
     row,
@@ -259,12 +266,8 @@ export async function searchDirectoryJson(ctx: DirectoryContext, query: Merchant
     const { total, data, page } = await searchDirectory(ctx, query, scopedAgent);
     return { total, data: data.map((merchant) => new RawJson(JSON.stringify(merchant))), shows: data.map((merchant) => merchant.id), page };
   }
-  const { total, rows, agent, agents, page } = await searchRows(ctx, query, scopedAgent);
-  const summaries = await listSummariesFor(
-    ctx.prisma,
-    rows.map((r) => r.id),
-    agent?.id,
-    listStamp(),
+  const { total, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, false, (ids, agentId) =>
+    listSummariesFor(ctx.prisma, ids, agentId, listStamp()),
   );
   const refs = new Map<string, string>();
   const refOf = (a: AgentRow) => refs.get(a.id) ?? refs.set(a.id, JSON.stringify(agentRef(ctx, a))).get(a.id)!;
