@@ -144,7 +144,7 @@ export type AfterRead = (pairs: readonly Pair[]) => Promise<void> | void;
  * Whether a stored row already says what a recomputation found, as PostgreSQL stores it (the
  * document through JSON, the date to the millisecond): then nothing public would change.
  */
-function sameSummary(stored: StoredSummary, row: SummaryRow): boolean {
+function sameSummary(stored: StoredSummary, row: Omit<SummaryRow, 'listJson' | 'listStamp'>): boolean {
   return (
     stored.rating === row.rating &&
     stored.reportCount === row.reportCount &&
@@ -186,7 +186,7 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
     const summary = summaryDocument(reports, now);
     // The filters and sorts read the independent reports only, as the statuses do.
     const independent = reports.filter((r) => !r.selfReported);
-    const row: SummaryRow = {
+    const row: Omit<SummaryRow, 'listJson' | 'listStamp'> = {
       ...pair,
       summary,
       rating: summary.rating,
@@ -204,17 +204,17 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
         ...summary.versions.regressions.map((r) => regressionToken(r.task)),
       ],
       statusBits: statusBitsOf(summary.capabilities),
-      listJson: listFragment(summary),
-      listStamp: listStamp(),
     };
+    // Printed only where it is written: most pairs of the hourly refresh come out unchanged.
+    const fragment = () => ({ listJson: listFragment(summary), listStamp: listStamp() });
     if (previous && sameSummary(previous, row)) {
       // Its list fragment printed by other code (another stamp) is printed again.
-      unchanged.push(previous.listStamp === row.listStamp ? pair : { ...pair, listJson: row.listJson, listStamp: row.listStamp });
+      unchanged.push(previous.listStamp === listStamp() ? pair : { ...pair, ...fragment() });
       continue;
     }
     if (previous) changes.push(...statusChanges(pair, previous.summary, summary));
     changed.push(pair);
-    rows.push(row);
+    rows.push({ ...row, ...fragment() });
   }
   await touchSummaries(db, unchanged, now);
   await replaceSummaries(db, changed, rows, now);
