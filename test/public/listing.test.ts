@@ -29,7 +29,7 @@ describe('the in-memory listing', () => {
   /** Searches of every kind, for the whole directory and for each agent. */
   const searches = async (): Promise<Array<Omit<MerchantSearch, 'offset' | 'limit' | 'now'>>> => {
     const [category] = await sql<{ id: string }>('SELECT category_id AS id FROM merchants WHERE category_id IS NOT NULL LIMIT 1');
-    const common = [{}, { outcome: 'WORKS' as const }, { stage: 'CART' as const, days: 365 }, { days: 30 }, { categoryId: category!.id }, { region: 'DE' }, { minReports: 2 }];
+    const common = [{}, { outcome: 'WORKS' as const }, { stage: 'CART' as const, days: 365 }, { days: 30 }, { categoryId: category!.id }, { region: 'DE' }, { region: 'GLOBAL' }, { region: 'FR', days: 365 }, { minReports: 2 }];
     const perAgent = [{ reachLevel: 2 }, { statusMask: statusMask('CHECKOUT', ['blocked', 'partial']) }, { minConfidence: 1 }];
     return [
       ...(['recent', 'popular', 'name'] as const).flatMap((sort) => common.map((filter) => ({ ...filter, sort }))),
@@ -74,6 +74,9 @@ describe('the in-memory listing', () => {
     const changes = [
       // Renamed to the front, another moved, added, sponsored from now on, a sponsorship ended, summaries changed.
       () => sql(`UPDATE merchants SET name = 'aaa first' WHERE id = $1`, [a!.id]),
+      // Regions changed: one serves everywhere now, merchants of Germany serve France instead.
+      () => sql(`UPDATE merchants SET service_regions = '{GLOBAL}' WHERE id = $1`, [b!.id]),
+      () => sql(`UPDATE merchants SET service_regions = array_replace(service_regions, 'DE', 'FR') WHERE 'DE' = ANY(service_regions) AND is_public`),
       () => sql(`UPDATE merchants SET report_count = report_count + 100, last_reported_at = $2, category_id = NULL WHERE id = $1`, [b!.id, now]),
       () =>
         sql(

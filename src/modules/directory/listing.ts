@@ -11,7 +11,7 @@
 // version changed, and serves it only when it is as new as the version a request settled.
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
-import { ListColumns, MerchantColumns, type EntryValues } from './listing-columns.js';
+import { ListColumns, MerchantColumns, SlotOrder, type EntryValues } from './listing-columns.js';
 
 type Sort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
 
@@ -103,7 +103,7 @@ export function codePointCompare(a: string, b: string): number {
 }
 
 /** Where `slot` goes (or is) in `order` by `compare`: the first place not before it. */
-function lowerBound(order: readonly number[], slot: number, compare: (a: number, b: number) => number): number {
+function lowerBound(order: ArrayLike<number>, slot: number, compare: (a: number, b: number) => number): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
@@ -116,7 +116,7 @@ function lowerBound(order: readonly number[], slot: number, compare: (a: number,
 
 /** One list (the whole directory, or one agent's summaries): its columns, and each sort's order of its slots. */
 class List extends ListColumns {
-  readonly orders = new Map<Sort, number[]>();
+  readonly orders = new Map<Sort, SlotOrder>();
   constructor(readonly sorts: readonly Sort[]) {
     super();
   }
@@ -136,12 +136,11 @@ export class Listing {
    * a large build does not hold the event loop.
    */
   async sortAll(pause = () => Promise.resolve()): Promise<void> {
-    const byName = this.lists.get(WHOLE_DIRECTORY)!.slots();
-    byName.sort((a, b) => this.nameCompare(a, b));
-    byName.forEach((slot, i) => (this.m.rank[slot] = i));
+    const byName = SlotOrder.sorted(this.lists.get(WHOLE_DIRECTORY)!.slots(), (a, b) => this.nameCompare(a, b));
+    byName.view().forEach((slot, i) => (this.m.rank[slot] = i));
     for (const list of this.lists.values()) {
       for (const sort of list.sorts) {
-        list.orders.set(sort, sort === 'name' && list.sorts === DIRECTORY_SORTS ? byName : list.slots().sort(this.comparator(list, sort)));
+        list.orders.set(sort, sort === 'name' && list.sorts === DIRECTORY_SORTS ? byName : SlotOrder.sorted(list.slots(), this.comparator(list, sort)));
         await pause();
       }
     }
@@ -169,12 +168,12 @@ export class Listing {
     for (const slot of changed) this.placeByName(names, slot);
     for (const list of this.lists.values()) {
       // An agent's first summary starts a list: its orders are built whole.
-      if (list.orders.size === 0) for (const sort of list.sorts) list.orders.set(sort, list.slots().sort(this.comparator(list, sort)));
+      if (list.orders.size === 0) for (const sort of list.sorts) list.orders.set(sort, SlotOrder.sorted(list.slots(), this.comparator(list, sort)));
       else {
         for (const [sort, order] of list.orders) {
           if (order === names) continue;
           const compare = this.comparator(list, sort);
-          for (const slot of changed) if (list.has[slot]) order.splice(lowerBound(order, slot, compare), 0, slot);
+          for (const slot of changed) if (list.has[slot]) order.insert(lowerBound(order.view(), slot, compare), slot);
         }
       }
     }
@@ -184,7 +183,7 @@ export class Listing {
   search(s: ListingSearch): Found | null {
     if (s.q) return null;
     const list = this.lists.get(s.agentId ?? WHOLE_DIRECTORY);
-    const order = list?.orders.get(s.sort);
+    const order = list?.orders.get(s.sort)?.view();
     if (!list || !order) return list || !s.agentId ? null : { total: 0, sponsored: 0, ids: [] };
     if (scratch.length < order.length) scratch = new Int32Array(order.length);
     const matches = this.matcher(s, list);
@@ -222,7 +221,7 @@ export class Listing {
    * not set reads nothing: each column read is a cache miss or two in a walk of 100,000 entries.
    */
   private matcher(s: ListingSearch, list: List): ((slot: number) => boolean) | null {
-    const { category, regions } = this.m;
+    const { category } = this.m;
     const wantedCategory = s.categoryId ? this.m.categoryNumber(s.categoryId) : -1;
     const region = s.region;
     const facet = facetToken(s.outcome, s.stage);
@@ -236,11 +235,12 @@ export class Listing {
     const hi = masked ? Math.floor(s.statusMask! / HALF) | 0 : 0;
     const { reportCount, last, reachLevel, reachConfidence, bitsLo, bitsHi } = list;
     const withToken = token < 0 ? NO_SLOTS : list.slotsWithToken(token);
+    const inRegion = region === undefined ? NO_SLOTS : this.m.slotsInRegion(region);
     const days = Boolean(s.days);
     if (wantedCategory === -1 && region === undefined && token === -1 && !days && minReports <= 0 && reach <= 0 && confidence <= 0 && !masked) return null;
     return (slot) => {
       if (wantedCategory !== -1 && category[slot] !== wantedCategory) return false;
-      if (region !== undefined && !regions[slot]!.includes(region) && !regions[slot]!.includes('GLOBAL')) return false;
+      if (region !== undefined && !inRegion[slot]) return false;
       if (token !== -1) {
         if (!withToken[slot]) return false;
         // With days, a facet as new as `since` (NaN, none, is never).
@@ -286,9 +286,10 @@ export class Listing {
   }
 
   /** Puts a merchant in (name, id) order and gives it a rank between its neighbours' (renumbering all when none is left). */
-  private placeByName(names: number[], slot: number): void {
-    const at = lowerBound(names, slot, (a, b) => this.nameCompare(a, b));
-    names.splice(at, 0, slot);
+  private placeByName(order: SlotOrder, slot: number): void {
+    const at = lowerBound(order.view(), slot, (a, b) => this.nameCompare(a, b));
+    order.insert(at, slot);
+    const names = order.view();
     const rank = this.m.rank;
     const before = at > 0 ? rank[names[at - 1]!]! : -1;
     const after = at + 1 < names.length ? rank[names[at + 1]!]! : before + 2;
@@ -329,8 +330,9 @@ export class Listing {
   }
 }
 
-function remove(order: number[], slot: number, compare: (a: number, b: number) => number): void {
-  let at = lowerBound(order, slot, compare);
-  if (order[at] !== slot) at = order.indexOf(slot);
-  if (at >= 0) order.splice(at, 1);
+function remove(order: SlotOrder, slot: number, compare: (a: number, b: number) => number): void {
+  const slots = order.view();
+  let at = lowerBound(slots, slot, compare);
+  if (slots[at] !== slot) at = slots.indexOf(slot);
+  if (at >= 0) order.removeAt(at);
 }
