@@ -122,7 +122,7 @@ function bareApp(config: Config): Express {
 function mountFrontStack(app: Express, deps: AppDeps): FrontStack {
   const { config } = deps;
   // Before everything else, so a request's time includes all of the stack's work.
-  const metrics = createAppMetrics({ pool: deps.pool, clock: deps.clock, dataDir: config.dataDir, cacheEntries: () => responses.size });
+  const metrics = createAppMetrics({ pool: deps.pool, clock: deps.clock, dataDir: config.dataDir, cacheEntries: () => responses.size, cacheBytes: () => responses.bytes });
   app.locals.metrics = metrics;
   app.use(metrics.timing);
   app.use(requestLog(deps.logger, app));

@@ -94,6 +94,7 @@ describe('/metrics', () => {
     expect(sample(text, 'acd_response_cache_requests_total{result="hit"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'acd_response_cache_requests_total{result="miss"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'acd_response_cache_entries')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'acd_response_cache_bytes')).toBeGreaterThan(0);
     expect(sample(text, 'acd_db_pool_connections{state="in_use"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'acd_db_pool_connections{state="idle"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'acd_db_pool_waiting_clients')).toBe(0);

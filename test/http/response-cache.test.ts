@@ -10,11 +10,13 @@ import { createDemoApp } from '../setup/demo.js';
 import type { TestApp } from '../setup/app.js';
 import { captureMailer, signIn } from '../setup/session.js';
 
+const METRICS_TOKEN = 'metrics-token-for-the-cache-tests-0123456789';
+
 describe('the response cache', () => {
   let t: TestApp;
   const mailer = captureMailer();
   beforeAll(async () => {
-    t = await createDemoApp({ mailer });
+    t = await createDemoApp({ mailer, env: { METRICS_TOKEN } });
   });
   afterAll(() => t.close());
 
@@ -90,6 +92,63 @@ describe('the response cache', () => {
           expect(decode(res.body).equals(plain.body)).toBe(true);
         }
       }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('keeps only the gzip copy of a large answer, and still answers every encoding, a 304 and a HEAD with the same bytes', async () => {
+    await bump();
+    const server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const raw = (encoding: string, headers: Record<string, string> = {}, method = 'GET') =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .request({ host: '127.0.0.1', port, method, path: '/api/v1/merchants?sort=popular', headers: { 'accept-encoding': encoding, ...headers } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject)
+          .end();
+      });
+    const cacheBytes = async () => {
+      const res = await request(t.app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
+      return Number(/^acd_response_cache_bytes (\S+)$/m.exec(res.text)![1]);
+    };
+    try {
+      const before = await cacheBytes();
+      // Built for a gzip client first: filed with its gzip copy only.
+      const zipped = await raw('gzip');
+      expect(zipped.headers['x-cache']).toBe('MISS');
+      const built = gunzipSync(zipped.body);
+      expect(built.length).toBeGreaterThan(64 * 1024);
+      const held = (await cacheBytes()) - before;
+      expect(held).toBeGreaterThan(zipped.body.length);
+      expect(held).toBeLessThan(built.length / 2);
+      // Every client gets the same representation from it.
+      const plain = await raw('identity');
+      expect(plain.headers['x-cache']).toBe('HIT');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(Number(plain.headers['content-length'])).toBe(built.length);
+      expect(plain.body.equals(built)).toBe(true);
+      for (let i = 0; i < 2; i++) {
+        const br = await raw('br');
+        expect(br.headers['x-cache']).toBe('HIT');
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(brotliDecompressSync(br.body).equals(built)).toBe(true);
+        const again = await raw('gzip');
+        expect(again.body.equals(zipped.body)).toBe(true);
+        expect((await raw('identity')).body.equals(built)).toBe(true);
+      }
+      for (const res of [await raw('identity'), await raw('br'), await raw('gzip')]) expect(res.headers.etag).toBe(zipped.headers.etag);
+      const notModified = await raw('identity', { 'if-none-match': zipped.headers.etag! });
+      expect(notModified.status).toBe(304);
+      expect(notModified.body.length).toBe(0);
+      const head = await raw('identity', {}, 'HEAD');
+      expect(head.status).toBe(200);
+      expect(Number(head.headers['content-length'])).toBe(built.length);
     } finally {
       server.close();
     }

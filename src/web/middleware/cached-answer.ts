@@ -42,7 +42,10 @@ export interface Entry {
   notModified: Array<string | string[]>;
   /** Per encoding: the flat headers of a 200 with that body, Content-Encoding and Content-Length included. */
   blocks: Map<'br' | 'gzip' | 'identity', Array<string | string[]>>;
-  identity: Buffer;
+  /** The answer's bytes as built; null once only its gzip copy is kept (`keepCompressed`). */
+  identity: Buffer | null;
+  /** Their length. */
+  length: number;
   encoded: Map<'br' | 'gzip', Promise<Buffer>>;
   /** The encodings already made (served synchronously when the answer is a stale-if-error one). */
   ready: Map<'br' | 'gzip', Buffer>;
@@ -52,11 +55,37 @@ export interface Entry {
 const COMPRESSION_THRESHOLD = 1024;
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
+const gunzip = promisify(zlib.gunzip);
 const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
   // Quality 4: nearly gzip's speed at a smaller size (the compression middleware's choice too).
   br: (body) => brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
   gzip: (body) => gzip(body),
 };
+
+/**
+ * Answers at least this large keep only their gzip copy once it is made. A list page of every
+ * agent is 620 KB as built and 41 KB gzipped. Buffers are memory outside V8's heap that only a
+ * full collection frees once they have aged, and V8 starts one whenever such memory has grown
+ * by 64 MB since the last: each answer filed with its identity bytes brought the next one
+ * (50-80 ms of main thread, landing on two or three requests) 620 KB closer, about one every
+ * hundred uncached list pages. Clients that take no gzip (few: browsers, fetch, curl
+ * --compressed and HTTP libraries all ask for it) get the bytes unzipped again, and brotli is
+ * made from them.
+ */
+const KEEP_ONLY_GZIP_FROM = 64 * 1024;
+
+/** Drops a large entry's identity bytes once its gzip copy is made (before it is filed). */
+export function keepCompressed(entry: Entry): void {
+  if (entry.identity !== null && entry.length >= KEEP_ONLY_GZIP_FROM && entry.ready.has('gzip')) entry.identity = null;
+}
+
+/** The bytes the cache counts for an entry: what it holds, with room for the encodings it may still make. */
+export function heldBytes(entry: Entry): number {
+  return entry.identity !== null ? Math.ceil(entry.length * 1.5) : Math.ceil(entry.ready.get('gzip')!.length * 2.5);
+}
+
+/** The entry's identity bytes: as built, or unzipped again. */
+const identityOf = (entry: Entry): Promise<Buffer> => (entry.identity !== null ? Promise.resolve(entry.identity) : gunzip(entry.ready.get('gzip')!));
 
 /** Headers of a failed answer that are the request's own and stay on the stale one served instead. */
 const KEPT_ON_FALLBACK = new Set(['x-request-id', 'ratelimit', 'ratelimit-policy']);
@@ -144,7 +173,7 @@ const ENCODING_CHOICES_KEPT = 256;
 /** The encoding of `entry` that the request accepts (br, then gzip, else identity). */
 export function encodingFor(req: Request, entry: Entry): 'br' | 'gzip' | 'identity' {
   const header = req.headers['accept-encoding'];
-  if (entry.identity.length < COMPRESSION_THRESHOLD || !header) return 'identity';
+  if (entry.length < COMPRESSION_THRESHOLD || !header) return 'identity';
   let choice = encodingChoices.get(header);
   if (choice === undefined) {
     const accepted = req.acceptsEncodings('br', 'gzip', 'identity');
@@ -194,11 +223,11 @@ export async function send(req: Request, res: Response, entry: Entry, status: 'H
   for (const [name, value] of entry.headers) res.setHeader(name, value);
   res.statusCode = 200;
   const accepted = encodingFor(req, entry);
-  let body = entry.identity;
+  let body: Buffer;
   if (accepted === 'br' || accepted === 'gzip') {
     let encoded = entry.encoded.get(accepted);
     if (!encoded) {
-      encoded = ENCODERS[accepted](entry.identity);
+      encoded = identityOf(entry).then(ENCODERS[accepted]);
       entry.encoded.set(accepted, encoded);
       encoded.then(
         (bytes) => entry.ready.set(accepted, bytes),
@@ -207,7 +236,7 @@ export async function send(req: Request, res: Response, entry: Entry, status: 'H
     }
     body = await encoded;
     res.setHeader('Content-Encoding', accepted);
-  }
+  } else body = await identityOf(entry);
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }
@@ -230,7 +259,7 @@ export function serveStale(req: Request, res: Response, entry: Entry, now: numbe
   const accepted = encodingFor(req, entry);
   const encoded = accepted === 'identity' ? undefined : entry.ready.get(accepted);
   if (encoded) res.setHeader('Content-Encoding', accepted);
-  const body = encoded ?? entry.identity;
+  const body = encoded ?? entry.identity ?? zlib.gunzipSync(entry.ready.get('gzip')!);
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }

@@ -72,6 +72,8 @@ interface AppMetricsDeps {
   dataDir: string;
   /** Entries in the response cache now. */
   cacheEntries: () => number;
+  /** The bytes the response cache counts for what it holds. */
+  cacheBytes: () => number;
 }
 
 export function createAppMetrics(deps: AppMetricsDeps): AppMetrics {
@@ -126,6 +128,14 @@ function stateGauges(deps: AppMetricsDeps, registers: Registry[]): void {
     registers,
     collect() {
       this.set(deps.cacheEntries());
+    },
+  });
+  new Gauge({
+    name: 'acd_response_cache_bytes',
+    help: 'Bytes the response cache counts for the answers it holds (bodies, room for their encodings, keys).',
+    registers,
+    collect() {
+      this.set(deps.cacheBytes());
     },
   });
   poolGauges(deps.pool, registers);

@@ -41,6 +41,8 @@ import {
   cacheKey,
   clientHasCopy,
   encodingFor,
+  heldBytes,
+  keepCompressed,
   send,
   serveStale,
   targetKey,
@@ -161,9 +163,9 @@ export class ResponseCache {
     this.staleIfErrorMs = options.staleIfErrorMs ?? STALE_IF_ERROR_SECONDS * 1000;
     this.entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
-      // The identity body plus room for its compressed copies, and the key (up to the 16 KB a
+      // The bodies held and room for the encodings still to make, and the key (up to the 16 KB a
       // request line may have).
-      sizeCalculation: (entry, key) => Math.ceil(entry.identity.length * 1.5) + 2 * key.length + 512,
+      sizeCalculation: (entry, key) => heldBytes(entry) + 2 * key.length + 512,
     });
     this.stopListening = options.versions.onChange((change) => this.changed(change));
   }
@@ -171,6 +173,11 @@ export class ResponseCache {
   /** Entries held now (for tests and metrics). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The bytes the entries held now are counted for (metrics). */
+  get bytes(): number {
+    return this.entries.calculatedSize;
   }
 
   clear(): void {
@@ -300,9 +307,9 @@ export class ResponseCache {
     if (entry.rule.anonymousOnly && req.headers.cookie) return false;
     const notModified = clientHasCopy(req, entry.etag);
     const encoding = notModified ? 'identity' : encodingFor(req, entry);
-    // An encoding still being made is waited for on the router's way.
-    const body = encoding === 'identity' ? entry.identity : entry.ready.get(encoding);
-    if (body === undefined) return false;
+    // An encoding still being made, or identity bytes to unzip, are waited for on the router's way.
+    const body = notModified ? EMPTY : encoding === 'identity' ? entry.identity : entry.ready.get(encoding);
+    if (!body) return false;
     const id = door.requestId(req);
     const head: Array<string | string[]> = ['X-Request-Id', id];
     if (entry.rule.limiter) {
@@ -446,6 +453,7 @@ export class ResponseCache {
           const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
           if (fileable) {
             entry.staleSince = fileable.staleSince;
+            keepCompressed(entry);
             this.entries.set(key, entry);
           }
           done(fileable ? entry : undefined);
@@ -497,6 +505,7 @@ export class ResponseCache {
       notModified,
       blocks: new Map(),
       identity,
+      length: identity.length,
       encoded: new Map(),
       ready: new Map(),
     };
@@ -504,6 +513,7 @@ export class ResponseCache {
 }
 
 const UTF8 = new TextEncoder();
+const EMPTY = Buffer.alloc(0);
 
 /**
  * A string's UTF-8 bytes, as a Buffer over the encoder's own memory. A list page with verdict
