@@ -44,6 +44,7 @@
 // request at a time, so nothing is cached (the merchant list, the detail, and an agent's reach
 // filter with sort=reach, which is measured only so: cached, it costs what any cached list costs).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVICE_ARGS, V8_FLAGS } from './start-args.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -309,7 +310,7 @@ async function startService(dataDir: string, processes: number): Promise<Service
   // The request log goes to a file, as production's stdout goes to a journal or a collector.
   const logFile = path.join(os.tmpdir(), `acd-bench-service-${process.pid}-${processes}.log`);
   const logFd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_ARGS], {
     cwd: root,
     env: {
       ...process.env,
@@ -384,7 +385,7 @@ async function startService(dataDir: string, processes: number): Promise<Service
 async function startBaselines(fixtures: Fixture[], processes: number): Promise<{ express: string; http: string; pids(): number[]; stop(): Promise<void> }> {
   const file = path.join(os.tmpdir(), `acd-bench-fixtures-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(fixtures));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', file, String(processes)], {
+  const child = spawn(process.execPath, [...V8_FLAGS, '--import', 'tsx', 'bench/baseline-server.ts', file, String(processes)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

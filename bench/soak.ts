@@ -69,6 +69,7 @@ import { issueKey } from '../src/modules/keys/keys.service.js';
 import { contentOf, deriveOutcome, sameContent, type ReportContent } from '../src/modules/reports/content.js';
 import type { ReportSubmission } from '../src/modules/reports/submission.schema.js';
 import { STALE_LISTS_MS } from '../src/web/middleware/response-cache.js';
+import { SERVICE_ARGS } from './start-args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE = 'usage: node --import tsx bench/soak.ts [--seconds N] [--data-dir DIR] [--keep]';
@@ -372,7 +373,7 @@ async function startService(dataDir: string): Promise<Service> {
   });
   // Its own process group: a Ctrl-C in the terminal reaches only the soak, which then ends the
   // workload, verifies and stops the service itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [...SERVICE_ARGS], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const logLines: string[] = [];
   let partial = '';
   const collect = (chunk: Buffer) => {
