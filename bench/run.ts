@@ -44,7 +44,6 @@
 // request at a time, so nothing is cached (the merchant list, the detail, and an agent's reach
 // filter with sort=reach, which is measured only so: cached, it costs what any cached list costs).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { SERVICE_ARGS, V8_FLAGS } from './start-args.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -60,6 +59,7 @@ import { freePort } from '../src/net.js';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../src/modules/aggregation/constants.js';
 import { UPKEEP_RUNNING_SQL } from '../src/upkeep.js';
 import type { Fixture } from './baseline-server.js';
+import { SERVICE_ARGS, V8_FLAGS } from './start-args.js';
 
 // autocannon keeps every response body as a string (`req.body += chunk`, a UTF-8 decode of each
 // chunk) for its body checks, which no row here uses. For gzip bodies, which are not text, that

@@ -69,7 +69,7 @@ export function countryCode(input: string): string | null {
 }
 
 /** The service region meaning everywhere. */
-const GLOBAL_REGION = 'GLOBAL';
+export const GLOBAL_REGION = 'GLOBAL';
 
 /** Whether `code` is a service region as stored: an assigned country's alpha-2 code, or GLOBAL. */
 export const isServiceRegion = (code: string): boolean => code === GLOBAL_REGION || isCountryCode(code);

@@ -2,6 +2,7 @@
 // slot, grown as merchants arrive. Typed arrays rather than an object per entry: a search reads
 // a few numbers of up to 100,000 entries, and a Map of objects cost 300-1,000 ns an entry
 // (lookups, scattered objects, a 700 MB heap to collect) where these cost a few.
+import { GLOBAL_REGION } from '../../countries.js';
 
 /** Room for `n` slots: the columns grow by half again (at least 1,024) when full. */
 const roomFor = (n: number, capacity: number) => (n <= capacity ? capacity : Math.max(1_024, Math.ceil(n * 1.5)));
@@ -14,7 +15,7 @@ function grown<T extends Float64Array | Int32Array | Uint8Array | Int8Array>(col
 }
 
 /** 1 when a merchant of these regions serves `region` (the merchants repository's `region` condition). */
-const servesRegion = (regions: readonly string[], region: string): number => (regions.includes(region) || regions.includes('GLOBAL') ? 1 : 0);
+const servesRegion = (regions: readonly string[], region: string): number => (regions.includes(region) || regions.includes(GLOBAL_REGION) ? 1 : 0);
 
 /** What the merchants themselves hold: names for the (name, id) order, the category, regions and sponsorship. */
 export class MerchantColumns {
@@ -63,7 +64,7 @@ export class MerchantColumns {
   /**
    * Which slots serve `region` (GLOBAL ones serve every region): a byte per slot. Reading each
    * entry's regions, an array on the heap, cost 25-30 ms a search over 100,000 merchants. At most
-   * one a country code and GLOBAL (the query's schema refuses anything else): 250 × 100 KB.
+   * one per country code, plus GLOBAL (the query's schema refuses anything else): 250 × 100 KB.
    */
   slotsInRegion(region: string): Uint8Array {
     let serves = this.inRegion.get(region);
@@ -104,10 +105,6 @@ export class SlotOrder {
   /** `slots` in `compare`'s order. */
   static sorted(slots: readonly number[], compare: (a: number, b: number) => number): SlotOrder {
     return new SlotOrder(Int32Array.from(slots).sort(compare));
-  }
-
-  get length(): number {
-    return this.size;
   }
 
   /** The slots in order (a view: valid until the order next changes). */
