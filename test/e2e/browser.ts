@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response as PlaywrightResponse } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page, type Response as PlaywrightResponse } from 'playwright-core';
 import { expect } from 'vitest';
 import { freePort } from '../../src/net.js';
 import { htmlProblems } from '../pages/html-validate.js';
@@ -232,6 +232,27 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   return (await axeViolations(page))
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} ${JSON.stringify(v.nodes)}`);
+}
+
+/**
+ * Clicks `button`, which submits a form, and waits until the page the answer leads to has
+ * loaded, also when that page has the URL already shown (a POST redirected back to the page it
+ * came from, where waitForURL returns at once). The next step then never reads the old page
+ * nor overlaps the submission with another request of the same session. An answer of 400 or
+ * more fails here with its status and title, so a failure says what the server answered.
+ */
+export async function submitAndLoad(page: Page, button: Locator): Promise<PlaywrightResponse> {
+  const main = page.mainFrame();
+  const answered = page.waitForResponse((r) => r.request().isNavigationRequest() && r.frame() === main && (r.status() < 300 || r.status() >= 400));
+  const committed = page.waitForEvent('framenavigated', { predicate: (frame) => frame === main });
+  await button.click();
+  const [response] = await Promise.all([answered, committed]);
+  await page.waitForLoadState('load');
+  if (response.status() >= 400) {
+    const title = (await page.title().catch(() => '')) || '(no title)';
+    throw new Error(`${response.request().method()} ${new URL(response.url()).pathname} answered ${response.status()}: ${title}`);
+  }
+  return response;
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from '../setup/outbound.js';
-import { fitsViewport, HAS_CHROMIUM, screenshot, seriousAxeViolations, startBrowserSuite, type BrowserSuite, type WatchedPage } from './browser.js';
+import { fitsViewport, HAS_CHROMIUM, screenshot, seriousAxeViolations, startBrowserSuite, submitAndLoad, type BrowserSuite, type WatchedPage } from './browser.js';
 
 const MODERATOR = 'e2e.owners.moderator@example.org';
 
@@ -83,12 +83,12 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
 
         // Checked before the file is there: it says so, in words.
         await page.getByLabel('Check').selectOption('file');
-        await page.getByRole('button', { name: 'Check now' }).click();
+        await submitAndLoad(page, page.getByRole('button', { name: 'Check now' }));
         await expect(page.getByRole('status').first().textContent()).resolves.toContain('Not verified (a file on the website: not found)');
         // Published, then checked: verified.
         files.set(`${host}/.well-known/agent-directory-verification.txt`, `${line}\n`);
         await page.getByLabel('Check').selectOption('file');
-        await page.getByRole('button', { name: 'Check now' }).click();
+        await submitAndLoad(page, page.getByRole('button', { name: 'Check now' }));
         await expect(page.getByRole('status').first().textContent()).resolves.toContain('Verified by a file on the website');
         await pageIsGood('the verified claim page');
 
@@ -99,8 +99,8 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
         await card.getByText(/^(Write|Change) your statement$/).click();
         await card.getByLabel(`Your statement about agents on ${shop.name}`).fill(`Agents are welcome at ${shop.name}; checkout works without a captcha.`);
         await card.locator('select[name="claim_CHECKOUT"]').selectOption('WORKS');
-        await card.getByRole('button', { name: 'Publish the statement' }).click();
-        await page.waitForURL(`${live.baseUrl}/profile/claims`);
+        await submitAndLoad(page, card.getByRole('button', { name: 'Publish the statement' }));
+        expect(page.url()).toBe(`${live.baseUrl}/profile/claims`);
         await page.goto(`${live.baseUrl}/merchants/${shop.slug}`);
         const text = (await page.locator('main').textContent())!.replace(/\s+/g, ' ');
         expect(text).toContain(`Agents are welcome at ${shop.name}; checkout works without a captcha.`);
@@ -114,7 +114,7 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
         const first = page.locator('li.report').first();
         const reportId = (await first.getAttribute('id'))!.replace('report-', '');
         await first.getByLabel('Your reply').fill('Thank you: we fixed the address form on 20 November.');
-        await first.getByRole('button', { name: 'Send the reply' }).click();
+        await submitAndLoad(page, first.getByRole('button', { name: 'Send the reply' }));
         await expect(page.locator(`#report-${reportId}`).textContent()).resolves.toContain('waiting for a moderator');
 
         // A correction of the shop's details.
@@ -123,8 +123,8 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
         await again.getByText(`Ask for a correction of ${shop.name}'s details`).click();
         await again.getByLabel('Correct name').fill(`${shop.name} Ltd`);
         await again.getByLabel('Note for the moderators').fill('Our registered company name.');
-        await again.getByRole('button', { name: 'Send the correction' }).click();
-        await page.waitForURL(`${live.baseUrl}/profile/claims`);
+        await submitAndLoad(page, again.getByRole('button', { name: 'Send the correction' }));
+        expect(page.url()).toBe(`${live.baseUrl}/profile/claims`);
         await expect(page.getByRole('status').first().textContent()).resolves.toMatch(/moderator/i);
         await pageIsGood("the owner's page after a correction");
         expect((await live.t.db.prisma.merchant.findUniqueOrThrow({ where: { id: shop.id } })).name).toBe(shop.name);
@@ -135,11 +135,11 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
           await live.signIn(mod, MODERATOR);
           await mod.goto(`${live.baseUrl}/admin/owners`);
           const reply = mod.locator('li').filter({ hasText: 'we fixed the address form' }).first();
-          await reply.getByRole('button', { name: 'Approve this reply' }).click();
-          await mod.waitForURL(`${live.baseUrl}/admin/owners`);
+          await submitAndLoad(mod, reply.getByRole('button', { name: 'Approve this reply' }));
+          await expect(mod.getByRole('status').first().textContent()).resolves.toContain('Reply approved');
           const correction = mod.locator('li').filter({ hasText: 'Our registered company name.' }).first();
-          await correction.getByRole('button', { name: 'Apply this correction' }).click();
-          await mod.waitForURL(`${live.baseUrl}/admin/owners`);
+          await submitAndLoad(mod, correction.getByRole('button', { name: 'Apply this correction' }));
+          await expect(mod.getByRole('status').first().textContent()).resolves.toContain('Correction applied');
           expect((await live.t.db.prisma.merchant.findUniqueOrThrow({ where: { id: shop.id } })).name).toBe(`${shop.name} Ltd`);
           await page.goto(`${live.baseUrl}/merchants/${shop.slug}`);
           await expect(page.locator(`#report-${reportId}`).textContent()).resolves.toContain('Thank you: we fixed the address form on 20 November.');
@@ -147,7 +147,7 @@ describe.skipIf(!HAS_CHROMIUM)('shop owners in a real browser (issue 34)', { tim
           await mod.goto(`${live.baseUrl}/admin/claims`);
           await Promise.all([mod.waitForURL(/\/admin\/claims\/[0-9a-f-]{36}$/), mod.getByRole('link', { name: `${shop.name} Ltd` }).first().click()]);
           await mod.getByLabel('Why it is revoked').fill('The domain changed hands.');
-          await mod.getByRole('button', { name: 'Revoke the claim' }).click();
+          await submitAndLoad(mod, mod.getByRole('button', { name: 'Revoke the claim' }));
           await expect(mod.getByRole('status').first().textContent()).resolves.toContain('Claim revoked');
         } finally {
           await mod.context().close();
