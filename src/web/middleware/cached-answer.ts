@@ -9,6 +9,7 @@ import type { PageCheck } from '../../modules/directory/listing.js';
 import { canonicalQuery, parseQuery } from './validate.js';
 import type { SyncedLimiter } from './rate-limit.js';
 import { answeredFor } from './metrics.js';
+import { gzip } from '../gzip.js';
 
 /** What an answer was built from: one merchant (and the directory's agents), or many merchants. */
 export type Scope = { merchants: ReadonlySet<string> } | 'many';
@@ -54,11 +55,11 @@ export interface Entry {
 /** Bodies smaller than this are sent as they are (as the compression middleware does). */
 const COMPRESSION_THRESHOLD = 1024;
 const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
 const ENCODERS: Record<'br' | 'gzip', (body: Buffer) => Promise<Buffer>> = {
   // Quality 4: nearly gzip's speed at a smaller size (the compression middleware's choice too).
   br: (body) => brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+  // Large answers in slices side by side (web/gzip.ts).
   gzip: (body) => gzip(body),
 };
 
