@@ -224,6 +224,7 @@ function mountJsonEdges(app: Express, deps: AppDeps, front: FrontStack, shared: 
       dataDir: config.dataDir,
       origin: config.origin,
       prisma: deps.prisma,
+      pool: deps.pool,
       clock: deps.clock,
       limits: config.limits,
       session: shared.session,

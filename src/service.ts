@@ -88,7 +88,7 @@ const WARM_UP_TIMEOUT_MS = 15_000;
  */
 async function warmReadPath(database: Database, versions: DirectoryVersions, listing: ListingKeeper, config: Config, logger: Logger): Promise<void> {
   const started = performance.now();
-  const ctx = { prisma: database.prisma, counts: countCache(database.prisma, versions, listing), baseUrl: config.baseUrl, now: systemClock.now() };
+  const ctx = { prisma: database.prisma, pool: database.pool, counts: countCache(database.prisma, versions, listing), baseUrl: config.baseUrl, now: systemClock.now() };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), WARM_UP_TIMEOUT_MS);

@@ -4,13 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/load.js';
 import { uncachedCounts } from '../../src/modules/directory/counts.js';
-import { warmDirectoryReads, type DirectoryContext } from '../../src/modules/merchants/merchants.service.js';
+import { warmDirectoryReads, type ListContext } from '../../src/modules/merchants/merchants.service.js';
 import { createPool, createPrismaClient } from '../../src/db/client.js';
 import { DEMO_NOW } from '../setup/demo.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { TEST_BASE_URL } from '../setup/app.js';
 
-const contextOf = (prisma: DirectoryContext['prisma']): DirectoryContext => ({ prisma, counts: uncachedCounts(prisma), baseUrl: TEST_BASE_URL, now: new Date(DEMO_NOW) });
+const contextOf = (prisma: ListContext['prisma'], pool: ListContext['pool']): ListContext => ({ prisma, pool, counts: uncachedCounts(prisma), baseUrl: TEST_BASE_URL, now: new Date(DEMO_NOW) });
 
 /** The statements a pool's clients were given, as text. */
 function recordStatements(db: TestDatabase): string[] {
@@ -36,12 +36,12 @@ describe('warming the read path', () => {
   afterAll(() => Promise.all([empty.drop(), demo.drop()]));
 
   it('reads nothing it cannot find in an empty directory, and fails nothing', async () => {
-    await expect(warmDirectoryReads(contextOf(empty.prisma))).resolves.toBeUndefined();
+    await expect(warmDirectoryReads(contextOf(empty.prisma, empty.pool))).resolves.toBeUndefined();
   });
 
   it('reads the lists, an agent’s filters and a merchant’s detail of the demo directory', async () => {
     const statements = recordStatements(demo);
-    await warmDirectoryReads(contextOf(demo.prisma));
+    await warmDirectoryReads(contextOf(demo.prisma, demo.pool));
     // The lists' summaries (the pages': stored text; the API's: the stored fragments) and the
     // detail's (the whole summary, with its trend).
     expect(statements.some((sql) => sql.includes('summary_text'))).toBe(true);
@@ -54,7 +54,7 @@ describe('warming the read path', () => {
   it('fails when the database does', async () => {
     const pool = createPool('postgresql://nobody:wrong@127.0.0.1:1/none', 1, { acquireMs: 2_000, statementMs: 2_000 });
     try {
-      await expect(warmDirectoryReads(contextOf(createPrismaClient(pool)))).rejects.toThrow();
+      await expect(warmDirectoryReads(contextOf(createPrismaClient(pool), pool))).rejects.toThrow();
     } finally {
       await pool.end();
     }

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logger.js';
 import { listBodyJson, listFragment, summaryBody } from '../../src/modules/aggregation/summary-view.js';
 import { uncachedCounts } from '../../src/modules/directory/counts.js';
 import { agentMerchantQuery, merchantQuery } from '../../src/modules/merchants/merchants.schemas.js';
-import { searchDirectory, searchDirectoryJson, type DirectoryContext } from '../../src/modules/merchants/merchants.service.js';
+import { searchDirectory, searchDirectoryJson, type ListContext } from '../../src/modules/merchants/merchants.service.js';
 import { findActiveAgent } from '../../src/modules/catalog/catalog.repository.js';
 import { DEMO_NOW, createDemoApp } from '../setup/demo.js';
 import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
@@ -27,14 +27,14 @@ const AGENT_SORTS = ['name', 'recent', 'popular', 'rating', 'reach'] as const;
 
 describe('lists joined from stored fragments', () => {
   let t: TestApp;
-  const contextAt = (baseUrl: string): DirectoryContext => ({ prisma: t.db.prisma, counts: uncachedCounts(t.db.prisma), baseUrl, now: new Date(DEMO_NOW) });
+  const contextAt = (baseUrl: string): ListContext => ({ prisma: t.db.prisma, pool: t.db.pool, counts: uncachedCounts(t.db.prisma), baseUrl, now: new Date(DEMO_NOW) });
   beforeAll(async () => {
     t = await createDemoApp();
   });
   afterAll(() => t.close());
 
   /** searchDirectoryJson's data as JSON, and JSON.stringify of searchDirectory's: the two must be equal. */
-  async function both(ctx: DirectoryContext, raw: Record<string, string>, agentSlug?: string) {
+  async function both(ctx: ListContext, raw: Record<string, string>, agentSlug?: string) {
     const agent = agentSlug ? ((await findActiveAgent(ctx.prisma, agentSlug)) ?? undefined) : undefined;
     const query = agent ? agentMerchantQuery.parse(raw) : merchantQuery.parse(raw);
     const [joined, built] = await Promise.all([searchDirectoryJson(ctx, query, agent), searchDirectory(ctx, query, agent)]);

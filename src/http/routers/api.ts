@@ -3,6 +3,7 @@
 // error below becomes problem+json.
 import cors from 'cors';
 import { Router, type RequestHandler } from 'express';
+import type pg from 'pg';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { apiNotFound, problemErrorHandler } from '../../web/middleware/errors.js';
@@ -25,6 +26,7 @@ export interface ApiDeps {
   baseUrl: string;
   origin: string;
   prisma: PrismaClient;
+  pool: pg.Pool;
   clock: Clock;
   limits: Config['limits'];
   session: RequestHandler;

@@ -2,12 +2,13 @@
 // Reads as an index of the endpoints, by family; the helpers they share are at the end.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import type pg from 'pg';
 import type { PrismaClient } from '../../db/client.js';
 import type { Clock } from '../../clock.js';
 import { pageParam } from '../../modules/directory/query.js';
 import type { CountCache } from '../../modules/directory/counts.js';
 import { listEnvelope, notice, type Links } from '../../modules/directory/notice.js';
-import { merchantProfile, searchDirectoryCompact, searchDirectoryJson, type DirectoryContext } from '../../modules/merchants/merchants.service.js';
+import { merchantProfile, searchDirectoryCompact, searchDirectoryJson, type ListContext } from '../../modules/merchants/merchants.service.js';
 import { agentMerchantQuery, merchantDetailQuery, merchantQuery, type MerchantDetailQuery, type MerchantQuery } from '../../modules/merchants/merchants.schemas.js';
 import { activeAgent, agents, categories } from '../../modules/catalog/catalog.service.js';
 import { publicReport, recentReports } from '../../modules/reports/public-reports.service.js';
@@ -28,6 +29,8 @@ const PUBLIC_MAX_AGE_SECONDS = 60;
 
 export interface PublicDeps extends Links {
   prisma: PrismaClient;
+  /** The lists read their summary texts through pg itself (merchants.repository.ts listSummariesFor). */
+  pool: pg.Pool;
   clock: Clock;
   limits: Config['limits'];
   /** 120 requests a minute per trusted client address (spec section 8). */
@@ -128,8 +131,8 @@ function mountReports(router: Router, deps: PublicDeps): void {
 }
 
 /** What the directory's services read, with this request's time. */
-function directoryContext(deps: PublicDeps): DirectoryContext {
-  return { prisma: deps.prisma, counts: deps.counts, baseUrl: deps.baseUrl, now: deps.clock.now() };
+function directoryContext(deps: PublicDeps): ListContext {
+  return { prisma: deps.prisma, pool: deps.pool, counts: deps.counts, baseUrl: deps.baseUrl, now: deps.clock.now() };
 }
 
 /** The query validateQuery parsed. */

@@ -1,5 +1,6 @@
 // The public merchant directory: search and profiles, with per-agent summaries from the
 // shared aggregation engine (precomputed rows; untested agents computed from no evidence).
+import type pg from 'pg';
 import type { PrismaClient } from '../../db/client.js';
 import { invalidParameter, notFound } from '../../errors.js';
 import { CONFIDENCE_LEVELS, TASKS } from '../aggregation/constants.js';
@@ -40,6 +41,11 @@ export interface DirectoryContext extends Links {
   /** The lists' totals, cached per directory version (directory/counts.ts). */
   counts: CountCache;
   now: Date;
+}
+
+/** What the API's lists read with: the directory's context, and the pool their summary texts are read through (listSummariesFor). */
+export interface ListContext extends DirectoryContext {
+  pool: pg.Pool;
 }
 
 /** Says who stated it and what it is not. */
@@ -260,14 +266,14 @@ async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scop
  * and the merchant, and built here only where the stored one was printed by other code. The
  * same bytes as JSON.stringify of searchDirectory's `data` (test/public/list-fragments.test.ts).
  */
-export async function searchDirectoryJson(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+export async function searchDirectoryJson(ctx: ListContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   // The fragments are of the independent reports' summaries (the default).
   if (query.independent !== 'only') {
     const { total, data, page } = await searchDirectory(ctx, query, scopedAgent);
     return { total, data: data.map((merchant) => new RawJson(JSON.stringify(merchant))), shows: data.map((merchant) => merchant.id), page };
   }
   const { total, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, false, (ids, agentId) =>
-    listSummariesFor(ctx.prisma, ids, agentId, listStamp()),
+    listSummariesFor(ctx.pool, ids, agentId, listStamp()),
   );
   const refs = new Map<string, string>();
   const refOf = (a: AgentRow) => refs.get(a.id) ?? refs.set(a.id, JSON.stringify(agentRef(ctx, a))).get(a.id)!;
@@ -331,7 +337,7 @@ export async function merchantPage(ctx: DirectoryContext, afterId: string | null
  * the code's first runs (124-561 ms at 100,000 merchants, where the same read then takes
  * 20-40 ms). What it reads is thrown away; a read that fails is the caller's to report.
  */
-export async function warmDirectoryReads(ctx: DirectoryContext): Promise<void> {
+export async function warmDirectoryReads(ctx: ListContext): Promise<void> {
   const [agent] = await listActiveAgents(ctx.prisma);
   // The API's lists (joined from fragments) and the pages' (built).
   const reads: Array<Promise<unknown>> = [
