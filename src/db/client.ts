@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.js';
@@ -11,7 +12,7 @@ export type Tx = Prisma.TransactionClient;
 export type Db = PrismaClient | Tx;
 
 export interface PoolTimeouts {
-  /** Longest statement (PostgreSQL's statement_timeout); the client gives up 2 s later. */
+  /** Longest statement (PostgreSQL's statement_timeout); the client gives up after 2 s more of silence (boundSilence). */
   statementMs: number;
   /** Longest wait for a connection (also the connect timeout). */
   acquireMs: number;
@@ -39,13 +40,32 @@ export function createPool(url: string, max = 10, timeouts?: PoolTimeouts): pg.P
           min: Math.min(KEPT_CONNECTIONS, max),
           connectionTimeoutMillis: timeouts.acquireMs,
           statement_timeout: timeouts.statementMs,
-          query_timeout: timeouts.statementMs + 2_000,
         }
       : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  if (timeouts) pool.on('connect', (client) => boundSilence(client, timeouts.statementMs + 2_000));
   return pool;
+}
+
+/**
+ * A server that hangs never sends its statement_timeout: a connection silent for `ms` while a
+ * query is in flight is closed, which fails that query ("Connection terminated", an outage) and
+ * takes the connection out of the pool. pg's own query_timeout (a timer per query) did this, but
+ * with it set every query's rows outlived the young generation, even once the query had
+ * finished and its timer was cleared: promoted, and left to full collections (a stream of 620 KB
+ * list pages: a 10-27 ms scavenge every ten pages and a full collection every ten seconds;
+ * docs/decisions.md, issue 38). The socket's idle timer is one per connection and holds no row.
+ */
+function boundSilence(client: pg.PoolClient, ms: number): void {
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  socket.setTimeout(ms);
+  socket.on('timeout', () => {
+    // Idle in the pool, or between a transaction's statements: nothing is waiting on the server.
+    if ((client as unknown as { readyForQuery: boolean }).readyForQuery) return;
+    socket.destroy();
+  });
 }
 
 export function createPrismaClient(pool: pg.Pool): PrismaClient {
