@@ -392,10 +392,9 @@ export interface ListSummaryRow {
  * parsed). Only the one that is used is read from its TOAST chunks.
  *
  * Read through pg itself, not Prisma's $queryRaw: a page of every agent is about 120 texts,
- * 620 KB. Through Prisma, reading one took 10.8 ms instead of 6.9, and its strings outlived two
- * young-generation collections, so each such page left about 1 MB in the old generation: a
- * scavenge of 10-27 ms every ten pages and a full collection every ten seconds of them
- * (docs/decisions.md, issue 38).
+ * 620 KB, and through Prisma those strings outlived the young generation. The same query on the
+ * same 150 pages: 6-12 collections taking 139-220 ms (one or two full) through Prisma, 3-5 taking
+ * 39-77 ms (none full) through pg (docs/decisions.md, issue 38).
  */
 export async function listSummariesFor(pool: pg.Pool, merchantIds: readonly string[], agentId: string | undefined, stamp: string): Promise<ListSummaryRow[]> {
   if (merchantIds.length === 0) return [];
