@@ -227,10 +227,10 @@ export class Listing {
     const facet = facetToken(s.outcome, s.stage);
     if (facet !== null) {
       const token = this.tokens.get(facet);
-      if (token === undefined) marks.fill(0, 0, n);
+      const withToken = token === undefined ? undefined : list.slotsWithToken(token);
+      if (token === undefined || withToken === undefined) marks.fill(0, 0, n);
       else {
-        const withToken = list.slotsWithToken(token);
-        for (let slot = 0; slot < n; slot++) marks[slot]! &= withToken[slot]!;
+        for (let slot = 0; slot < n; slot++) marks[slot]! &= (withToken[slot >>> 5]! >>> (slot & 31)) & 1;
         // With days, a facet as new as `since` (NaN, none, is never).
         if (s.days) for (let slot = 0; slot < n; slot++) if (marks[slot] && !(list.facetTime(slot, token) >= since)) marks[slot] = 0;
       }
