@@ -70,6 +70,18 @@ export async function listActiveAgents(prisma: PrismaClient): Promise<AgentRow[]
   return prisma.agent.findMany({ where: { active: true }, select: agentSelect, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
 }
 
+/**
+ * The active agents, as listActiveAgents reads them, through a request's cached queries
+ * (directory/counts.ts): read once per directory version (a change to an agent is a new
+ * version), and shared by the requests of that version, so not to be modified. The lists read
+ * them on every request: through Prisma, 1.4 ms of the main thread and a round trip each.
+ */
+export async function activeAgentsOfVersion(query: CachedQuery): Promise<readonly AgentRow[]> {
+  return query<AgentRow>(
+    Prisma.sql`SELECT id, slug, name, vendor, description, vendor_website AS "vendorWebsite" FROM agents WHERE active ORDER BY name, id`,
+  );
+}
+
 export async function findActiveAgent(prisma: PrismaClient, slug: string): Promise<AgentRow | null> {
   return prisma.agent.findFirst({ where: { slug, active: true }, select: agentSelect });
 }

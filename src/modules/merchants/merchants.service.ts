@@ -12,7 +12,7 @@ import { statusMask } from '../aggregation/status-bits.js';
 import { listStamp, summarize } from '../aggregation/summaries.service.js';
 import type { Independent } from '../directory/query.js';
 import type { AgentTrend } from '../aggregation/trends.js';
-import { findActiveAgent, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
+import { activeAgentsOfVersion, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
   agentPageUrl,
   categoryInfoOf,
@@ -135,7 +135,7 @@ function compactMerchantView(links: Links, row: MerchantRow, agents: Array<Retur
 }
 
 async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
-  const agent = scopedAgent ?? (query.agent ? await findActiveAgent(ctx.prisma, query.agent) : null);
+  const agent = scopedAgent ?? (query.agent ? ((await activeAgentsOfVersion(await ctx.counts.query())).find((a) => a.slug === query.agent) ?? null) : null);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   const category = query.category ? await resolveCategory(ctx.prisma, query.category) : null;
   if (query.category && !category) throw invalidParameter('category', `no category is named or slugged "${query.category}"`);
@@ -232,7 +232,7 @@ async function searchRows<S>(
   const listing = await ctx.counts.listing();
   const [{ total, sponsored, rows, page, alongside }, agents] = await Promise.all([
     searchMerchants(ctx.prisma, search, listing ? undefined : await ctx.counts.counter(), listing, (ids) => summariesOf(ids, agent?.id)),
-    agent ? Promise.resolve([agent]) : listActiveAgents(ctx.prisma),
+    agent ? Promise.resolve([agent]) : ctx.counts.query().then(activeAgentsOfVersion),
   ]);
   return { total, sponsored, rows, agents, summaries: alongside ?? [], page: page === null ? null : pageCheck(ctx.counts, search, page) };
 }
