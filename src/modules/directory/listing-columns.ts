@@ -15,7 +15,7 @@ function grown<T extends Float64Array | Int32Array | Uint32Array | Uint8Array | 
 }
 
 /** 32-bit words for a bit per slot of `capacity` slots. */
-const wordsFor = (capacity: number) => (capacity + 31) >>> 5;
+export const wordsFor = (capacity: number) => (capacity + 31) >>> 5;
 
 /** 1 when a merchant of these regions serves `region` (the merchants repository's `region` condition). */
 const servesRegion = (regions: readonly string[], region: string): number => (regions.includes(region) || regions.includes(GLOBAL_REGION) ? 1 : 0);
@@ -33,6 +33,8 @@ export class MerchantColumns {
   /** The sponsorship's start and end in ms; none: +Infinity both. */
   sponsorStart = new Float64Array(0);
   sponsorEnd = new Float64Array(0);
+  /** A bit per slot with a sponsorship (running or not): the only ones a search tests for running. */
+  sponsorBits = new Uint32Array(0);
   private readonly categories = new Map<string, number>();
   /** Each distinct set of regions once (a few hundred for 100,000 merchants): an array per merchant was 28 MB of heap to collect. */
   private readonly regionSets = new Map<string, readonly string[]>();
@@ -62,6 +64,8 @@ export class MerchantColumns {
     this.category[slot] = category;
     this.sponsorStart[slot] = row.sponsorStart;
     this.sponsorEnd[slot] = row.sponsorEnd;
+    if (row.sponsorStart === Number.POSITIVE_INFINITY) this.sponsorBits[slot >>> 5]! &= ~(1 << (slot & 31));
+    else this.sponsorBits[slot >>> 5]! |= 1 << (slot & 31);
   }
 
   /**
@@ -88,6 +92,7 @@ export class MerchantColumns {
     this.category = grown(this.category, capacity);
     this.sponsorStart = grown(this.sponsorStart, capacity);
     this.sponsorEnd = grown(this.sponsorEnd, capacity);
+    this.sponsorBits = grown(this.sponsorBits, wordsFor(capacity));
   }
 }
 
@@ -149,6 +154,8 @@ const HALF = 2 ** 32;
 /** One list's entries (the whole directory, or one agent's summaries), by merchant slot. */
 export class ListColumns {
   has = new Uint8Array(0);
+  /** `has` as a bit per slot, which a search starts from. */
+  hasBits = new Uint32Array(0);
   reportCount = new Int32Array(0);
   last = new Float64Array(0);
   rating = new Float64Array(0);
@@ -178,6 +185,7 @@ export class ListColumns {
     this.reserve(slot + 1);
     if (this.has[slot]) this.delete(slot);
     this.has[slot] = 1;
+    this.hasBits[slot >>> 5]! |= 1 << (slot & 31);
     this.reportCount[slot] = v.reportCount;
     this.last[slot] = v.last;
     this.rating[slot] = v.rating;
@@ -203,6 +211,7 @@ export class ListColumns {
   delete(slot: number): void {
     if (!this.has[slot]) return;
     this.has[slot] = 0;
+    this.hasBits[slot >>> 5]! &= ~(1 << (slot & 31));
     const start = this.facetStart[slot]!;
     for (let i = start; i < start + this.facetCount[slot]!; i++) this.tokenBits[this.facetTokens[i]!]![slot >>> 5]! &= ~(1 << (slot & 31));
     this.facetsLive -= this.facetCount[slot]!;
@@ -233,6 +242,7 @@ export class ListColumns {
     const capacity = roomFor(n, this.has.length);
     if (capacity === this.has.length) return;
     this.has = grown(this.has, capacity);
+    this.hasBits = grown(this.hasBits, wordsFor(capacity));
     this.reportCount = grown(this.reportCount, capacity);
     this.last = grown(this.last, capacity);
     this.rating = grown(this.rating, capacity);

@@ -1,7 +1,7 @@
 // The directory's lists held in memory (issue 38): every public merchant and every summary of an
 // agent with approved reports, reduced to what the search filters and sorts read, each list
-// kept in every sort order. A search marks its matches in one pass over the columns, then walks
-// one order as far as its page needs: about a millisecond for any filter, at any depth, where
+// kept in every sort order. A search marks its matches as bits, then walks one order as far as
+// its page needs: well under a millisecond for most filters, at any depth, where
 // PostgreSQL walked an OFFSET of tens of thousands of index entries with a heap fetch each
 // (0.4-1.2 s at 100,000 merchants).
 //
@@ -12,7 +12,7 @@
 // version changed, and serves it only when it is as new as the version a request settled.
 import type { OutcomeKey, StageKey } from '../aggregation/constants.js';
 import { facetToken } from '../aggregation/facets.js';
-import { ListColumns, MerchantColumns, SlotOrder, type EntryValues } from './listing-columns.js';
+import { ListColumns, MerchantColumns, SlotOrder, wordsFor, type EntryValues } from './listing-columns.js';
 
 type Sort = 'recent' | 'popular' | 'name' | 'rating' | 'reach';
 
@@ -123,12 +123,51 @@ class List extends ListColumns {
 }
 
 /**
- * A search's marks, a byte per slot: 0 no match, 1 a match, 2 a sponsored match (searches run
- * one at a time: nothing awaits inside).
+ * A search's marks, a bit per slot (bit `slot & 31` of word `slot >>> 5`): its matches that are
+ * not sponsored listings running now, and those that are (searches run one at a time: nothing
+ * awaits inside).
  */
-let marks = new Uint8Array(1_024);
-const MATCH = 1;
-const SPONSORED = 2;
+let rest = new Uint32Array(32);
+let running = new Uint32Array(32);
+
+/** The number of bits set in a 32-bit word. */
+function bitCount(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/**
+ * Clears the marked slots whose `column` value is below `min` (or NaN): `keepWhere` without a
+ * call per slot, for the conditions that compare one column (days, minReports, reach,
+ * confidence), the first of which may test most of 100,000 slots.
+ */
+function keepAtLeast(bits: Uint32Array, words: number, column: Float64Array | Int32Array | Int8Array, min: number): void {
+  for (let w = 0; w < words; w++) {
+    let word = bits[w]!;
+    let kept = word;
+    while (word !== 0) {
+      const low = word & -word;
+      if (!(column[(w << 5) + 31 - Math.clz32(low)]! >= min)) kept &= ~low;
+      word ^= low;
+    }
+    bits[w] = kept;
+  }
+}
+
+/** Clears the marked slots that fail `test`, word by word, testing only the slots marked. */
+function keepWhere(bits: Uint32Array, words: number, test: (slot: number) => boolean): void {
+  for (let w = 0; w < words; w++) {
+    let word = bits[w]!;
+    let kept = word;
+    while (word !== 0) {
+      const low = word & -word;
+      if (!test((w << 5) + 31 - Math.clz32(low))) kept &= ~low;
+      word ^= low;
+    }
+    bits[w] = kept;
+  }
+}
 
 export class Listing {
   private readonly slotOf = new Map<string, number>();
@@ -186,90 +225,94 @@ export class Listing {
 
   /**
    * The search's page (merchant ids), its matches and its sponsored matches; null for a search SQL
-   * must answer (`q`). Each condition is tested in one pass over the slots in slot order (reading
-   * each column front to back), and only then is the sort's order walked, as far as the page
-   * needs: from the end for a page nearer the end. Walking the whole order and testing each entry
-   * there read every column at random and cost 3-6 ms a filtered search over 100,000 merchants.
+   * must answer (`q`). The matches are marked first (`mark`, in slot order, reading each column
+   * front to back), and only then is the sort's order walked, as far as the page needs: from the
+   * end for a page nearer the end. Walking the whole order and testing each entry there read
+   * every column at random and cost 3-6 ms a filtered search over 100,000 merchants.
    */
   search(s: ListingSearch): Found | null {
     if (s.q) return null;
     const list = this.lists.get(s.agentId ?? WHOLE_DIRECTORY);
     const order = list?.orders.get(s.sort)?.view();
     if (!list || !order) return list || !s.agentId ? null : { total: 0, sponsored: 0, ids: [] };
-    if (marks.length < list.has.length) marks = new Uint8Array(list.has.length);
-    const { total, sponsored } = this.mark(s, list, marks);
+    const words = wordsFor(list.has.length);
+    if (rest.length < words) {
+      rest = new Uint32Array(words);
+      running = new Uint32Array(words);
+    }
+    const { total, sponsored } = this.mark(s, list, words);
     // Sponsored matches first, then the rest, each in the sort's order.
     const end = Math.min(total, s.offset + s.limit);
     const slots: number[] = [];
-    if (s.offset < sponsored) pick(order, SPONSORED, s.offset, Math.min(end, sponsored), sponsored, slots);
-    if (end > sponsored) pick(order, MATCH, Math.max(s.offset, sponsored) - sponsored, end - sponsored, total - sponsored, slots);
+    if (s.offset < sponsored) pick(order, running, s.offset, Math.min(end, sponsored), sponsored, slots);
+    if (end > sponsored) pick(order, rest, Math.max(s.offset, sponsored) - sponsored, end - sponsored, total - sponsored, slots);
     return { total, sponsored, ids: slots.map((slot) => this.m.ids[slot]!) };
   }
 
   /**
    * Marks the list's entries that `searchConditions` and `summaryConditions` (merchants/merchants.repository.ts)
-   * keep, MATCH or SPONSORED (running at `now`), and counts them. A condition the search does not
-   * set reads nothing.
+   * keep, in `rest` or, when a sponsored listing running at `now`, in `running`, and counts
+   * them. The list's entries and each report facet are bits already, ANDed a word at a time; a
+   * condition on a column tests only the slots still marked. A condition the search does not set
+   * reads nothing.
    */
-  private mark(s: ListingSearch, list: List, marks: Uint8Array): { total: number; sponsored: number } {
-    const n = list.has.length;
-    marks.set(list.has);
+  private mark(s: ListingSearch, list: List, words: number): { total: number; sponsored: number } {
+    const bits = rest;
+    bits.set(list.hasBits.subarray(0, words));
+    const facet = facetToken(s.outcome, s.stage);
+    const token = facet === null ? undefined : this.tokens.get(facet);
+    if (facet !== null) {
+      const withToken = token === undefined ? undefined : list.slotsWithToken(token);
+      if (withToken === undefined) bits.fill(0, 0, words);
+      else for (let w = 0; w < words; w++) bits[w]! &= withToken[w]!;
+    }
     if (s.categoryId) {
       const wanted = this.m.categoryNumber(s.categoryId);
       const category = this.m.category;
-      for (let slot = 0; slot < n; slot++) if (category[slot] !== wanted) marks[slot] = 0;
+      keepWhere(bits, words, (slot) => category[slot] === wanted);
     }
     if (s.region !== undefined) {
       const inRegion = this.m.slotsInRegion(s.region);
-      for (let slot = 0; slot < n; slot++) marks[slot]! &= inRegion[slot]!;
+      keepWhere(bits, words, (slot) => inRegion[slot] === 1);
     }
-    const since = s.days ? s.now.getTime() - s.days * 86_400_000 : Number.NEGATIVE_INFINITY;
-    const facet = facetToken(s.outcome, s.stage);
-    if (facet !== null) {
-      const token = this.tokens.get(facet);
-      const withToken = token === undefined ? undefined : list.slotsWithToken(token);
-      if (token === undefined || withToken === undefined) marks.fill(0, 0, n);
-      else {
-        for (let slot = 0; slot < n; slot++) marks[slot]! &= (withToken[slot >>> 5]! >>> (slot & 31)) & 1;
-        // With days, a facet as new as `since` (NaN, none, is never).
-        if (s.days) for (let slot = 0; slot < n; slot++) if (marks[slot] && !(list.facetTime(slot, token) >= since)) marks[slot] = 0;
-      }
-    } else if (s.days) {
-      const last = list.last;
-      for (let slot = 0; slot < n; slot++) if (!(last[slot]! >= since)) marks[slot] = 0;
+    if (s.days) {
+      const since = s.now.getTime() - s.days * 86_400_000;
+      // With a facet, that facet as new as `since`; else the newest report (NaN, none, is never).
+      if (token !== undefined) keepWhere(bits, words, (slot) => list.facetTime(slot, token) >= since);
+      else if (facet === null) keepAtLeast(bits, words, list.last, since);
     }
-    if ((s.minReports ?? 0) > 0) {
-      const min = s.minReports!;
-      const reportCount = list.reportCount;
-      for (let slot = 0; slot < n; slot++) if (reportCount[slot]! < min) marks[slot] = 0;
-    }
-    if ((s.reachLevel ?? 0) > 0) {
-      const min = s.reachLevel!;
-      const reachLevel = list.reachLevel;
-      for (let slot = 0; slot < n; slot++) if (reachLevel[slot]! < min) marks[slot] = 0;
-    }
-    if ((s.minConfidence ?? 0) > 0) {
-      const min = s.minConfidence!;
-      const reachConfidence = list.reachConfidence;
-      for (let slot = 0; slot < n; slot++) if (reachConfidence[slot]! < min) marks[slot] = 0;
-    }
+    if ((s.minReports ?? 0) > 0) keepAtLeast(bits, words, list.reportCount, s.minReports!);
+    if ((s.reachLevel ?? 0) > 0) keepAtLeast(bits, words, list.reachLevel, s.reachLevel!);
+    if ((s.minConfidence ?? 0) > 0) keepAtLeast(bits, words, list.reachConfidence, s.minConfidence!);
     if (s.statusMask !== undefined) {
       const lo = s.statusMask % HALF | 0;
       const hi = Math.floor(s.statusMask / HALF) | 0;
       const { bitsLo, bitsHi } = list;
-      for (let slot = 0; slot < n; slot++) if ((bitsLo[slot]! & lo) === 0 && (bitsHi[slot]! & hi) === 0) marks[slot] = 0;
+      keepWhere(bits, words, (slot) => (bitsLo[slot]! & lo) !== 0 || (bitsHi[slot]! & hi) !== 0);
     }
+    // The sponsored listings among the matches: only merchants with a sponsorship are looked at.
     const now = s.now.getTime();
-    const { sponsorStart, sponsorEnd } = this.m;
+    const { sponsorStart, sponsorEnd, sponsorBits } = this.m;
     let total = 0;
     let sponsored = 0;
-    for (let slot = 0; slot < n; slot++) {
-      if (!marks[slot]) continue;
-      total++;
-      if (sponsorStart[slot]! <= now && now < sponsorEnd[slot]!) {
-        marks[slot] = SPONSORED;
-        sponsored++;
+    for (let w = 0; w < words; w++) {
+      const word = bits[w]!;
+      if (word === 0) {
+        running[w] = 0;
+        continue;
       }
+      let candidates = word & (sponsorBits[w] ?? 0);
+      let runs = 0;
+      while (candidates !== 0) {
+        const low = candidates & -candidates;
+        const slot = (w << 5) + 31 - Math.clz32(low);
+        if (sponsorStart[slot]! <= now && now < sponsorEnd[slot]!) runs |= low;
+        candidates ^= low;
+      }
+      running[w] = runs;
+      bits[w] = word & ~runs;
+      total += bitCount(word);
+      sponsored += bitCount(runs);
     }
     return { total, sponsored };
   }
@@ -352,15 +395,15 @@ export class Listing {
 }
 
 /**
- * Appends to `slots` the entries marked `kind` at places [from, to) among the `count` so marked,
- * in `order`: walking from the start, or back from the end when the places are nearer it.
+ * Appends to `slots` the entries marked in `bits` at places [from, to) among the `count` so
+ * marked, in `order`: walking from the start, or back from the end when the places are nearer it.
  */
-function pick(order: Int32Array, kind: number, from: number, to: number, count: number, slots: number[]): void {
+function pick(order: Int32Array, bits: Uint32Array, from: number, to: number, count: number, slots: number[]): void {
   if (from >= to) return;
   if (from <= count - to) {
     for (let i = 0, seen = 0; i < order.length && seen < to; i++) {
       const slot = order[i]!;
-      if (marks[slot] !== kind) continue;
+      if (((bits[slot >>> 5]! >>> (slot & 31)) & 1) === 0) continue;
       if (seen >= from) slots.push(slot);
       seen++;
     }
@@ -370,7 +413,7 @@ function pick(order: Int32Array, kind: number, from: number, to: number, count: 
   const picked: number[] = [];
   for (let i = order.length - 1, seen = 0; i >= 0 && seen < count - from; i--) {
     const slot = order[i]!;
-    if (marks[slot] !== kind) continue;
+    if (((bits[slot >>> 5]! >>> (slot & 31)) & 1) === 0) continue;
     if (seen >= count - to) picked.push(slot);
     seen++;
   }
