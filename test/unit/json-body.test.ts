@@ -27,6 +27,19 @@ describe('jsonBytes', () => {
     );
   });
 
+  it('writes any text the same: two-byte and astral characters, lone surrogates, in pieces or one', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(fc.array(fc.record({ name: text, items: fc.array(text, { maxLength: 4 }) }), { maxLength: 6 }), text, (data, note) => {
+        sameAsStringify({ data, note });
+        sameAsStringify({ data: data.map((item) => new RawJson(JSON.stringify(item))), note });
+      }),
+      { numRuns: 1_000 },
+    );
+    // Three bytes for each UTF-16 unit, the most any text takes.
+    sameAsStringify({ data: ['✓'.repeat(100)], note: '◐' });
+  });
+
   it('writes a list envelope the same, with what JSON leaves out or writes as null', () => {
     const list = {
       data: [{ id: 'a', verdict: { symbol: '✓', sentence: 'Gets through checkout' }, at: new Date(0), skipped: undefined }, undefined, () => 1, Symbol('s'), [1, '◐']],
