@@ -149,6 +149,18 @@ describe('the response cache', () => {
       const head = await raw('identity', {}, 'HEAD');
       expect(head.status).toBe(200);
       expect(Number(head.headers['content-length'])).toBe(built.length);
+      // Built again after a change that altered nothing in it: the same bytes have the same
+      // ETag (a large answer's is a digest of its gzip copy), so a client's copy is still good.
+      await bump();
+      const rebuilt = await raw('gzip', { 'if-none-match': zipped.headers.etag! });
+      expect(rebuilt.headers['x-cache']).toBe('MISS');
+      expect(rebuilt.status).toBe(304);
+      // And an identity client of a fresh build gets that ETag too.
+      await bump();
+      const plainBuilt = await raw('identity');
+      expect(plainBuilt.headers['x-cache']).toBe('MISS');
+      expect(plainBuilt.headers.etag).toBe(zipped.headers.etag);
+      expect(plainBuilt.body.equals(built)).toBe(true);
     } finally {
       server.close();
     }

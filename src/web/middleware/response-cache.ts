@@ -46,7 +46,7 @@ import {
   send,
   serveStale,
   targetKey,
-  weakEtag,
+  sealEtag,
   type CacheRule,
   type Entry,
   type FrontDoor,
@@ -445,24 +445,26 @@ export class ResponseCache {
         done(undefined);
         return originalSend.call(res, body);
       }
-      send(req, res, entry, 'MISS').then(
-        () => {
-          // Only now are all headers known: a response that set a cookie (a session began,
-          // say for a form's CSRF token) belongs to its requester alone. An answer that a
-          // change heard meanwhile may have altered is not filed (or is filed stale).
-          const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
-          if (fileable) {
-            entry.staleSince = fileable.staleSince;
-            keepCompressed(entry);
-            this.entries.set(key, entry);
-          }
-          done(fileable ? entry : undefined);
-        },
-        (error: unknown) => {
-          done(undefined);
-          nextHandler(error);
-        },
-      );
+      sealEtag(entry)
+        .then(() => send(req, res, entry, 'MISS'))
+        .then(
+          () => {
+            // Only now are all headers known: a response that set a cookie (a session began,
+            // say for a form's CSRF token) belongs to its requester alone. An answer that a
+            // change heard meanwhile may have altered is not filed (or is filed stale).
+            const fileable = res.getHeader('Set-Cookie') === undefined && this.options.versions.current() !== null ? this.fileable(since, entry) : null;
+            if (fileable) {
+              entry.staleSince = fileable.staleSince;
+              keepCompressed(entry);
+              this.entries.set(key, entry);
+            }
+            done(fileable ? entry : undefined);
+          },
+          (error: unknown) => {
+            done(undefined);
+            nextHandler(error);
+          },
+        );
       return res;
     };
     res.setHeader('X-Cache', 'MISS');
@@ -497,7 +499,8 @@ export class ResponseCache {
       shows: (res.locals as { [SHOWS]?: ReadonlySet<string> })[SHOWS] ?? null,
       page: (res.locals as { [PAGE]?: PageCheck })[PAGE] ?? null,
       staleSince: null,
-      etag: weakEtag(identity),
+      // Given by sealEtag before the entry is sent or filed.
+      etag: '',
       rule,
       route: routeTemplate(res.req),
       headers,
