@@ -246,6 +246,7 @@ function mountJsonEdges(app: Express, deps: AppDeps, front: FrontStack, shared: 
     mcpRouter({
       baseUrl: config.baseUrl,
       prisma: deps.prisma,
+      pool: deps.pool,
       clock: deps.clock,
       limits: config.limits,
       quotas: shared.quotas,

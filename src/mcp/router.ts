@@ -6,6 +6,7 @@
 import compression from 'compression';
 import cors from 'cors';
 import express, { Router, type RequestHandler } from 'express';
+import type pg from 'pg';
 import type { PrismaClient } from '../db/client.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/env.js';
@@ -25,6 +26,7 @@ import { cacheControl } from '../web/cache-control.js';
 export interface McpDeps {
   baseUrl: string;
   prisma: PrismaClient;
+  pool: pg.Pool;
   clock: Clock;
   limits: Config['limits'];
   quotas: { browser: Quota; agent: Quota };
@@ -116,6 +118,7 @@ export function mcpRouter(deps: McpDeps): Router {
   const { prisma, baseUrl } = deps;
   const services: ToolServices = {
     prisma,
+    pool: deps.pool,
     baseUrl,
     clock: deps.clock,
     limits: deps.limits,

@@ -4,12 +4,13 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/env.js';
+import type pg from 'pg';
 import type { PrismaClient } from '../db/client.js';
 import { Refusal, validationRefusal, type LimitUsage } from '../errors.js';
 import type { AgentKeyContext } from '../web/middleware/bearer.js';
 import { MAX_JSON_BODY_BYTES } from '../web/middleware/body.js';
 import type { AutomationDeps, KeyScope } from '../modules/automation/automation.service.js';
-import type { DirectoryContext } from '../modules/merchants/merchants.service.js';
+import type { ListContext } from '../modules/merchants/merchants.service.js';
 import type { CountCache } from '../modules/directory/counts.js';
 import type { SubmissionDeps } from '../modules/reports/submissions.service.js';
 import { jsonSchemaOf, type JsonSchema } from './schemas.js';
@@ -17,6 +18,8 @@ import { jsonSchemaOf, type JsonSchema } from './schemas.js';
 /** The services behind the tools, built once per app (the same deps as the API's routers). */
 export interface ToolServices {
   prisma: PrismaClient;
+  /** What the lists read their summary texts through (merchants.service.ts ListContext). */
+  pool: pg.Pool;
   baseUrl: string;
   clock: Clock;
   /**
@@ -108,8 +111,9 @@ export const READ = { readOnlyHint: true, idempotentHint: true, destructiveHint:
 
 export const noArgs = z.strictObject({});
 
-export const directory = (services: ToolServices): DirectoryContext => ({
+export const directory = (services: ToolServices): ListContext => ({
   prisma: services.prisma,
+  pool: services.pool,
   counts: services.counts,
   baseUrl: services.baseUrl,
   now: services.clock.now(),

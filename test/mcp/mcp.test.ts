@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -881,6 +882,7 @@ describe('MCP tools when the database is down', () => {
     const codec = cursorCodec('secret-for-the-test-0123456789', 'queue');
     const services = {
       prisma: broken,
+      pool: { query: () => Promise.reject(outage) } as unknown as pg.Pool,
       baseUrl: TEST_BASE_URL,
       limits: testConfig().limits,
       clock: { now: () => new Date('2026-11-22T12:00:00Z') },

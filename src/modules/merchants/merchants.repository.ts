@@ -358,16 +358,32 @@ export async function summariesFor(
   options: { trend?: boolean } = {},
 ): Promise<SummaryRow[]> {
   if (merchantIds.length === 0) return [];
+  const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>(summariesQuery(merchantIds, agentId, options));
+  return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
+}
+
+/**
+ * summariesFor (without the trend) through pg itself, for the compact list: through Prisma, the
+ * ~190 stored texts of a page without an agent (about 1 MB) cost a deep page up to 70-100 ms
+ * (the same as listSummariesFor found for the list fragments).
+ */
+export async function summaryTextsFor(pool: pg.Pool, merchantIds: readonly string[], agentId?: string): Promise<SummaryRow[]> {
+  if (merchantIds.length === 0) return [];
+  const query = summariesQuery(merchantIds, agentId, {});
+  const { rows } = await pool.query<{ merchantId: string; agentId: string; summary: string }>(query.text, query.values);
+  return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
+}
+
+function summariesQuery(merchantIds: readonly string[], agentId: string | undefined, options: { trend?: boolean }): Prisma.Sql {
   // As text, parsed here: Prisma's own decoding of jsonb values took twice as long as the query.
   // Without the trend, the stored text (summary_text): printing the jsonb took longer still.
   const document = options.trend ? Prisma.sql`s.summary::text` : Prisma.sql`s.summary_text`;
-  const rows = await prisma.$queryRaw<Array<{ merchantId: string; agentId: string; summary: string }>>`
+  return Prisma.sql`
     SELECT s.merchant_id AS "merchantId", s.agent_id AS "agentId", ${document} AS summary
       FROM ${PUBLIC_SUMMARIES}
      WHERE s.merchant_id = ANY(${merchantIds}::uuid[])
        ${agentId ? Prisma.sql`AND s.agent_id = ${agentId}::uuid` : Prisma.empty}
        AND (s.report_count > 0 OR s.self_reported_count > 0)`;
-  return rows.map((row) => ({ ...row, summary: JSON.parse(row.summary) as unknown }));
 }
 
 /** Public merchants after `afterId` in id order (the bulk export walks them with this). */

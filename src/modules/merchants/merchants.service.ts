@@ -30,6 +30,7 @@ import {
   publicMerchantPage,
   searchMerchants,
   listSummariesFor,
+  summaryTextsFor,
   summariesFor,
   type MerchantRow,
   type MerchantSearch,
@@ -155,8 +156,8 @@ export async function searchDirectory(ctx: DirectoryContext, query: MerchantQuer
 }
 
 /** The same search in the compact view (`view=compact`). */
-export async function searchDirectoryCompact(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
-  const { total, merchants, page } = await searchSummaries(ctx, query, scopedAgent);
+export async function searchDirectoryCompact(ctx: ListContext, query: MerchantQuery, scopedAgent?: AgentRow) {
+  const { total, merchants, page } = await searchSummaries(ctx, query, scopedAgent, false, (ids, agentId) => summaryTextsFor(ctx.pool, ids, agentId));
   const data = merchants.map(({ row, summaries }) =>
     compactMerchantView(ctx, row, summaries.map(({ agent, summary }) => compactSummaryView(ctx, agent, summary, query.independent))),
   );
@@ -249,10 +250,14 @@ function byMerchant<S extends { merchantId: string; agentId: string }>(rows: rea
   }));
 }
 
-async function searchSummaries(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow, countSponsored = false) {
-  const { total, sponsored, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, countSponsored, (ids, agentId) =>
-    summariesFor(ctx.prisma, ids, agentId),
-  );
+async function searchSummaries(
+  ctx: DirectoryContext,
+  query: MerchantQuery,
+  scopedAgent?: AgentRow,
+  countSponsored = false,
+  read = (ids: readonly string[], agentId: string | undefined) => summariesFor(ctx.prisma, ids, agentId),
+) {
+  const { total, sponsored, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, countSponsored, read);
   const merchants = byMerchant(rows, agents, summaries).map(({ row, summaries: found }) => ({
     row,
     summaries: found.map(({ agent: a, summary }) => ({ agent: a, summary: summary.summary as StoredSummaryDocument })),
