@@ -69,8 +69,9 @@ function arrayPieces(items: readonly unknown[]): string[] {
 
 function bytesOf(pieces: readonly string[]): Buffer {
   // Each piece written into room for its most (three bytes a UTF-16 unit), then the bytes
-  // copied out: encoding each piece apart (TextEncoder) and joining them took 2.7 ms for a list
-  // page of 24 merchants with every agent's summary, this 1.5 ms.
+  // copied out. On flat strings this is faster than TextEncoder and a join (1.5 against 2.7 ms
+  // for a no-agent list page); a list's pieces are ropes, which both flatten first, and there
+  // the two cost the same (about 1.7 ms a page in the service's profile).
   let most = 0;
   for (const piece of pieces) most += piece.length * 3;
   const room = Buffer.allocUnsafe(most);
