@@ -82,6 +82,11 @@ export async function activeAgentsOfVersion(query: CachedQuery): Promise<readonl
   );
 }
 
+/** The active agent with this slug among activeAgentsOfVersion's (shared: not to be modified), or null. */
+export async function activeAgentOfVersion(query: CachedQuery, slug: string): Promise<AgentRow | null> {
+  return (await activeAgentsOfVersion(query)).find((agent) => agent.slug === slug) ?? null;
+}
+
 export async function findActiveAgent(prisma: PrismaClient, slug: string): Promise<AgentRow | null> {
   return prisma.agent.findFirst({ where: { slug, active: true }, select: agentSelect });
 }

@@ -9,7 +9,7 @@ import {
 } from '../directory/notice.js';
 import { SLUG_PATTERN } from '../../text.js';
 import type { DirectoryContext } from '../merchants/merchants.service.js';
-import { activeAgentsOfVersion, agentVersions, listActiveAgents, listCategories, vendorStatements, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
+import { activeAgentOfVersion, agentVersions, listActiveAgents, listCategories, vendorStatements, type AgentRow, type AgentVersionRow } from './catalog.repository.js';
 import { publicClaims, type PublicClaim } from '../claims/claims.repository.js';
 import { claimPublic } from '../merchants/merchants.service.js';
 
@@ -69,7 +69,7 @@ export async function agents(ctx: DirectoryContext, page: number) {
 
 /** An active agent by slug, or a 404 for the agent-scoped paths. */
 export async function activeAgent(ctx: DirectoryContext, slug: string): Promise<AgentRow> {
-  const agent = SLUG_PATTERN.test(slug) ? (await activeAgentsOfVersion(await ctx.counts.query())).find((a) => a.slug === slug) : undefined;
+  const agent = SLUG_PATTERN.test(slug) ? await activeAgentOfVersion(await ctx.counts.query(), slug) : null;
   if (!agent) throw notFound('No active agent has this slug.');
   return agent;
 }

@@ -394,6 +394,9 @@ export class Listing {
   }
 }
 
+/** Whether `slot`'s bit is set. */
+const marked = (bits: Uint32Array, slot: number): boolean => ((bits[slot >>> 5]! >>> (slot & 31)) & 1) === 1;
+
 /**
  * Appends to `slots` the entries marked in `bits` at places [from, to) among the `count` so
  * marked, in `order`: walking from the start, or back from the end when the places are nearer it.
@@ -403,7 +406,7 @@ function pick(order: Int32Array, bits: Uint32Array, from: number, to: number, co
   if (from <= count - to) {
     for (let i = 0, seen = 0; i < order.length && seen < to; i++) {
       const slot = order[i]!;
-      if (((bits[slot >>> 5]! >>> (slot & 31)) & 1) === 0) continue;
+      if (!marked(bits, slot)) continue;
       if (seen >= from) slots.push(slot);
       seen++;
     }
@@ -413,7 +416,7 @@ function pick(order: Int32Array, bits: Uint32Array, from: number, to: number, co
   const picked: number[] = [];
   for (let i = order.length - 1, seen = 0; i >= 0 && seen < count - from; i--) {
     const slot = order[i]!;
-    if (((bits[slot >>> 5]! >>> (slot & 31)) & 1) === 0) continue;
+    if (!marked(bits, slot)) continue;
     if (seen >= count - to) picked.push(slot);
     seen++;
   }

@@ -12,7 +12,7 @@ import { statusMask } from '../aggregation/status-bits.js';
 import { listStamp, summarize } from '../aggregation/summaries.service.js';
 import type { Independent } from '../directory/query.js';
 import type { AgentTrend } from '../aggregation/trends.js';
-import { activeAgentsOfVersion, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
+import { activeAgentOfVersion, activeAgentsOfVersion, listActiveAgents, resolveCategory, type AgentRow } from '../catalog/catalog.repository.js';
 import {
   agentPageUrl,
   categoryInfoOf,
@@ -136,7 +136,7 @@ function compactMerchantView(links: Links, row: MerchantRow, agents: Array<Retur
 }
 
 async function resolveFilters(ctx: DirectoryContext, query: MerchantQuery, scopedAgent?: AgentRow) {
-  const agent = scopedAgent ?? (query.agent ? ((await activeAgentsOfVersion(await ctx.counts.query())).find((a) => a.slug === query.agent) ?? null) : null);
+  const agent = scopedAgent ?? (query.agent ? await activeAgentOfVersion(await ctx.counts.query(), query.agent) : null);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   const category = query.category ? await resolveCategory(ctx.prisma, query.category) : null;
   if (query.category && !category) throw invalidParameter('category', `no category is named or slugged "${query.category}"`);
