@@ -13,7 +13,8 @@ export interface ServerProcess {
  */
 export function startServerProcess(env: Record<string, string>, options: { detached?: boolean } = {}): ServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+    // The child's own choices of port (its embedded database) keep to a slice of their own.
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', PORT_SLICE: String(8 + Number(process.env.VITEST_POOL_ID ?? 0)), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
