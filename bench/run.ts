@@ -22,7 +22,8 @@
 //                                                 only the uncached reads: every filter family (reaches,
 //                                                 task+taskStatus with each status, minConfidence, outcome/stage/days)
 //                                                 with each sort, pages 1, 2 and the last, and deep pages of the
-//                                                 unfiltered lists, each URL asked once, one at a time
+//                                                 unfiltered lists, each URL asked once, one at a time, after
+//                                                 a warm-up on URLs it does not measure
 //                                                 (--uncached-agents N: the first N active agents, default 2);
 //                                                 written to bench/results-uncached.md and README.md's uncached block
 //
@@ -130,6 +131,17 @@ const METRICS_TOKEN = randomBytes(24).toString('hex');
 const GZIP = { 'accept-encoding': 'gzip' };
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 const loadAtStart = os.loadavg();
+
+/** The machine's CPU time so far (Linux /proc/stat, in ticks): all of it, and what the hypervisor took (steal). */
+function cpuTicks(): { total: number; steal: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+const ticksAtStart = cpuTicks();
 const startedAt = new Date();
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -787,11 +799,13 @@ async function uncachedReads(service: Service, size: string, processes: number):
   await client.connect();
   let agents: string[];
   try {
-    const { rows } = await client.query<{ slug: string }>('SELECT slug FROM agents WHERE active ORDER BY slug LIMIT $1', [Number(values['uncached-agents'])]);
+    const { rows } = await client.query<{ slug: string }>('SELECT slug FROM agents WHERE active ORDER BY slug LIMIT $1', [Number(values['uncached-agents']) + 1]);
     agents = rows.map((r) => r.slug);
   } finally {
     await client.end();
   }
+  // The agent after the measured ones (when there is one) is the warm-up's.
+  const warmAgent = agents.length > Number(values['uncached-agents']) ? agents.pop() : undefined;
   const families = new Map<string, string[]>();
   const add = (family: string, query: string) => {
     if (!selected(family)) return;
@@ -820,6 +834,16 @@ async function uncachedReads(service: Service, size: string, processes: number):
     add('no filter, no agent', `/api/v1/merchants?sort=${sort}`);
     add('no filter, no agent', `/api/v1/merchants?view=compact&sort=${sort}`);
   }
+  // A warm-up first, on URLs that are not measured: every family's first query of each sort for
+  // another agent, and the whole directory's with minReports=1. A service that has just started
+  // still compiles its code; without it, the first family measured paid for that.
+  const warmUp = [...families.values()].flatMap((queries) =>
+    queries.filter((q, i) => i < 8 && (warmAgent !== undefined || !q.startsWith('/api/v1/agents/'))).map((q) =>
+      q.startsWith('/api/v1/agents/') ? q.replace(/^\/api\/v1\/agents\/[^/]+\//, `/api/v1/agents/${warmAgent}/`) : `${q}&minReports=1`,
+    ),
+  );
+  for (const url of warmUp) for (const page of [1, 2]) await get(`${service.base}${url}&page=${page}`, GZIP);
+  log(`  uncached: warmed up with ${warmUp.length * 2} requests on URLs not measured`);
   const rows: UncachedRow[] = [];
   for (const [family, queries] of families) {
     const times: Array<{ ms: number; url: string }> = [];
@@ -1071,12 +1095,19 @@ function firstTable(rows: FirstReadRow[]): string[] {
   ];
 }
 
+/** The share of the run's CPU time the hypervisor gave to others (a virtual machine's steal), when known. */
+function stealLine(): string {
+  const end = cpuTicks();
+  if (!ticksAtStart || !end || end.total === ticksAtStart.total) return '';
+  return `; CPU time stolen by the hypervisor during the run ${((100 * (end.steal - ticksAtStart.steal)) / (end.total - ticksAtStart.total)).toFixed(1)} %`;
+}
+
 function machineLine(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   return (
     `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.type()} ${os.release()}; ` +
-    `load average (1 / 5 / 15 min) ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end (the machine is shared: other work may have run)`
+    `load average (1 / 5 / 15 min) ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end${stealLine()} (the machine is shared: other work may have run)`
   );
 }
 
@@ -1247,7 +1278,8 @@ if (values.uncached) {
     `Measured ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by \`${command}\` on ${machineLine()}. ` +
     'The service started fresh (NODE_ENV=production, LOG_LEVEL=info), every URL asked once, one request at a time, so every answer is built ' +
     '(X-Cache: MISS); a count made for the same filter earlier is reused from the count cache, as in production. Each family asks every value ' +
-    `with every sort for the first ${values['uncached-agents']} active agents (or the whole directory), pages 1, 2 and the last; the unfiltered lists also every tenth of the way to the last page.`;
+    `with every sort for the first ${values['uncached-agents']} active agents (or the whole directory), pages 1, 2 and the last; the unfiltered lists also every tenth of the way to the last page. ` +
+    'Before the first family, a warm-up on URLs that are not measured (the next active agent, and the whole directory with minReports=1), so that no family is measured while V8 still compiles the code.';
   const sizesDone = [...new Set(rows.map((r) => r.size))];
   const tables = sizesDone.flatMap((size) => [`**${size} merchants / reports: uncached reads**`, '', ...uncachedTable(rows.filter((r) => r.size === size)), '']);
   const text = ['# Uncached reads', '', intro, '', ...tables].join('\n');
