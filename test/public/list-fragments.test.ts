@@ -18,6 +18,7 @@ import { uncachedCounts } from '../../src/modules/directory/counts.js';
 import { agentMerchantQuery, merchantQuery } from '../../src/modules/merchants/merchants.schemas.js';
 import { searchDirectory, searchDirectoryJson, type ListContext } from '../../src/modules/merchants/merchants.service.js';
 import { findActiveAgent } from '../../src/modules/catalog/catalog.repository.js';
+import { asciiJson } from '../../src/raw-json.js';
 import { DEMO_NOW, createDemoApp } from '../setup/demo.js';
 import { TEST_BASE_URL, type TestApp } from '../setup/app.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
@@ -33,14 +34,14 @@ describe('lists joined from stored fragments', () => {
   });
   afterAll(() => t.close());
 
-  /** searchDirectoryJson's data as JSON, and JSON.stringify of searchDirectory's: the two must be equal. */
+  /** searchDirectoryJson's data as JSON, and JSON.stringify of searchDirectory's, past ASCII escaped: the two must be equal. */
   async function both(ctx: ListContext, raw: Record<string, string>, agentSlug?: string) {
     const agent = agentSlug ? ((await findActiveAgent(ctx.prisma, agentSlug)) ?? undefined) : undefined;
     const query = agent ? agentMerchantQuery.parse(raw) : merchantQuery.parse(raw);
     const [joined, built] = await Promise.all([searchDirectoryJson(ctx, query, agent), searchDirectory(ctx, query, agent)]);
     expect(joined.total).toBe(built.total);
     expect(joined.shows).toEqual(built.data.map((m) => m.id));
-    return { joined: `[${joined.data.map((m) => m.json).join(',')}]`, built: JSON.stringify(built.data), count: built.data.length };
+    return { joined: `[${joined.data.map((m) => m.json).join(',')}]`, built: asciiJson(JSON.stringify(built.data)), count: built.data.length };
   }
 
   it('every fragment of the demo directory is stored with this code’s stamp', async () => {
@@ -50,6 +51,11 @@ describe('lists joined from stored fragments', () => {
     expect(rows).toEqual([{ stamp: listStamp(), n: expect.any(String) }]);
     const { rows: missing } = await t.db.pool.query(`SELECT 1 FROM merchant_agent_summaries WHERE list_json IS NULL`);
     expect(missing).toEqual([]);
+    // ASCII only (asciiJson), though the demo's verdicts carry symbols such as ✓ and ◐.
+    const { rows: wide } = await t.db.pool.query(`SELECT 1 FROM merchant_agent_summaries WHERE list_json ~ '[^[:ascii:]]'`);
+    expect(wide).toEqual([]);
+    const { rows: symbols } = await t.db.pool.query(`SELECT 1 FROM merchant_agent_summaries WHERE list_json LIKE '%\\u25%' LIMIT 1`);
+    expect(symbols).toHaveLength(1);
   });
 
   it('sends what building the list sends: every sort and page, with and without an agent, at two base URLs', async () => {
@@ -84,6 +90,7 @@ describe('lists joined from stored fragments', () => {
     const built = await searchDirectory(ctx, merchantQuery.parse({ sort: 'popular' }));
     const res = await request(t.app).get('/api/v1/merchants?sort=popular').expect(200);
     expect(JSON.stringify((res.body as { data: unknown }).data)).toBe(JSON.stringify(built.data));
+    expect(res.text).toContain(`"data":${asciiJson(JSON.stringify(built.data))}`);
   });
 
   it('never uses a fragment of another stamp, and builds those bodies instead', async () => {
@@ -230,7 +237,7 @@ describe('a stored fragment, made absolute', () => {
           // As the list reads it back: through jsonb, which orders keys its own way.
           const { rows } = await db.pool.query<{ text: string }>(`SELECT ($1::jsonb - 'trend')::text AS text`, [JSON.stringify(document)]);
           const stored = JSON.parse(rows[0]!.text) as typeof document;
-          expect(listBodyJson(baseUrl, listFragment(document))).toBe(JSON.stringify(summaryBody(baseUrl, stored, 'list', 'only')));
+          expect(listBodyJson(baseUrl, listFragment(document))).toBe(asciiJson(JSON.stringify(summaryBody(baseUrl, stored, 'list', 'only'))));
         },
       ),
       { numRuns: 300 },

@@ -9,6 +9,7 @@ import { reachOf } from './reach.js';
 import { summaryVerdict } from './verdict.js';
 import type { VersionFacts } from './agent-versions.js';
 import type { Independent } from '../directory/query.js';
+import { asciiJson } from '../../raw-json.js';
 
 /** How many of a pair's approved reports are independent, and how many self-reported (by the shop's owner or the agent's vendor). */
 export interface EvidenceSources {
@@ -100,14 +101,14 @@ export function summaryBody(baseUrl: string, stored: StoredSummaryDocument, shap
 
 /**
  * The list's body of a summary (independent reports only) as JSON, with its evidence links as
- * paths: what the summary writer stores beside the summary (`list_json`), and what a list joins
- * instead of building it (listBodyJson).
+ * paths and every character past ASCII escaped (asciiJson): what the summary writer stores
+ * beside the summary (`list_json`), and what a list joins instead of building it (listBodyJson).
  */
 export const listFragment = (document: StoredSummaryDocument): string =>
   storedListFragment(inJsonbOrder(JSON.parse(JSON.stringify(document))) as StoredSummaryDocument);
 
 /** listFragment of a document as PostgreSQL gives it back (summary_text, parsed): already in jsonb's order. */
-export const storedListFragment = (stored: StoredSummaryDocument): string => JSON.stringify(summaryBody('', stored, 'list', 'only'));
+export const storedListFragment = (stored: StoredSummaryDocument): string => asciiJson(JSON.stringify(summaryBody('', stored, 'list', 'only')));
 
 /** Anything but printable ASCII (a summary's keys are all printable ASCII). */
 const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
@@ -138,14 +139,14 @@ function inJsonbOrder(value: unknown): unknown {
 }
 
 /**
- * A stored fragment as `summaryBody(baseUrl, …, 'list', 'only')` prints it: its evidence links
- * made absolute. Every `"url":"/` of the fragment is one: JSON escapes every quotation mark
+ * A stored fragment as `asciiJson(JSON.stringify(summaryBody(baseUrl, …, 'list', 'only')))` prints
+ * it: its evidence links made absolute. Every `"url":"/` of the fragment is one: JSON escapes every quotation mark
  * inside a string, so the sequence only occurs as a member, and the only members named `url`
  * in a summary's body are its evidence references (a test compares the two over the demo
  * directory and generated summaries).
  */
 export function listBodyJson(baseUrl: string, fragment: string): string {
-  return baseUrl === '' ? fragment : fragment.replaceAll('"url":"/', `"url":"${JSON.stringify(baseUrl).slice(1, -1)}/`);
+  return baseUrl === '' ? fragment : fragment.replaceAll('"url":"/', `"url":"${asciiJson(JSON.stringify(baseUrl).slice(1, -1))}/`);
 }
 
 /** The stamp of the code that prints fragments: a hash of the fragments it prints for a fixed corpus (summaries.service.ts listStamp). */

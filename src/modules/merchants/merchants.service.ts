@@ -24,7 +24,7 @@ import {
 import type { CountCache } from '../directory/counts.js';
 import { pageIdentity, type PageCheck } from '../directory/listing.js';
 import { SLUG_PATTERN, UUID_PATTERN } from '../../text.js';
-import { RawJson } from '../../raw-json.js';
+import { asciiJson, RawJson } from '../../raw-json.js';
 import {
   findPublicMerchant,
   publicMerchantPage,
@@ -269,25 +269,26 @@ async function searchSummaries(
  * searchDirectory's answer as the API sends it, each merchant already JSON: each agent's body
  * is the fragment the summary writer stored (aggregation/summary-view.ts), joined to the agent
  * and the merchant, and built here only where the stored one was printed by other code. The
- * same bytes as JSON.stringify of searchDirectory's `data` (test/public/list-fragments.test.ts).
+ * same bytes as JSON.stringify of searchDirectory's `data` with every character past ASCII
+ * escaped, as the fragments are (asciiJson; test/public/list-fragments.test.ts).
  */
 export async function searchDirectoryJson(ctx: ListContext, query: MerchantQuery, scopedAgent?: AgentRow) {
   // The fragments are of the independent reports' summaries (the default).
   if (query.independent !== 'only') {
     const { total, data, page } = await searchDirectory(ctx, query, scopedAgent);
-    return { total, data: data.map((merchant) => new RawJson(JSON.stringify(merchant))), shows: data.map((merchant) => merchant.id), page };
+    return { total, data: data.map((merchant) => new RawJson(asciiJson(JSON.stringify(merchant)))), shows: data.map((merchant) => merchant.id), page };
   }
   const { total, rows, agents, summaries, page } = await searchRows(ctx, query, scopedAgent, false, (ids, agentId) =>
     listSummariesFor(ctx.pool, ids, agentId, listStamp()),
   );
   const refs = new Map<string, string>();
-  const refOf = (a: AgentRow) => refs.get(a.id) ?? refs.set(a.id, JSON.stringify(agentRef(ctx, a))).get(a.id)!;
+  const refOf = (a: AgentRow) => refs.get(a.id) ?? refs.set(a.id, asciiJson(JSON.stringify(agentRef(ctx, a)))).get(a.id)!;
   const data = byMerchant(rows, agents, summaries).map(({ row, summaries: found }) => {
-    const merchant = JSON.stringify(merchantView(ctx, row, []));
+    const merchant = asciiJson(JSON.stringify(merchantView(ctx, row, [])));
     const bodies = found.map(({ agent: a, summary }) =>
       summary.fragment !== null
         ? `{"agent":${refOf(a)},${listBodyJson(ctx.baseUrl, summary.fragment).slice(1)}`
-        : JSON.stringify(agentSummaryView(ctx, a, summary.summary as StoredSummaryDocument, 'list', 'only')),
+        : asciiJson(JSON.stringify(agentSummaryView(ctx, a, summary.summary as StoredSummaryDocument, 'list', 'only'))),
     );
     // merchantView ends with its agents (an empty list here).
     return new RawJson(`${merchant.slice(0, -EMPTY_AGENTS.length)}"agents":[${bodies.join(',')}]}`);
