@@ -34,7 +34,8 @@ export async function freePort(): Promise<number> {
   const high = ephemeralLow();
   if (high === null) return kernelPort();
   const width = Math.floor((high - CHOSEN_LOW) / SLICES);
-  const slice = Number(process.env.PORT_SLICE ?? process.env.VITEST_POOL_ID ?? 0) % SLICES;
+  const named = Number.parseInt(process.env.PORT_SLICE || process.env.VITEST_POOL_ID || '0', 10);
+  const slice = Number.isInteger(named) && named >= 0 ? named % SLICES : 0;
   const start = CHOSEN_LOW + slice * width;
   const offset = Math.floor(Math.random() * width);
   for (let i = 0; i < width; i++) {
