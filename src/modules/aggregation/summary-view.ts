@@ -139,11 +139,11 @@ function inJsonbOrder(value: unknown): unknown {
 }
 
 /**
- * A stored fragment as `asciiJson(JSON.stringify(summaryBody(baseUrl, …, 'list', 'only')))` prints
- * it: its evidence links made absolute. Every `"url":"/` of the fragment is one: JSON escapes every quotation mark
- * inside a string, so the sequence only occurs as a member, and the only members named `url`
- * in a summary's body are its evidence references (a test compares the two over the demo
- * directory and generated summaries).
+ * A stored fragment as `asciiJson(JSON.stringify(summaryBody(baseUrl, …, 'list', 'only')))`
+ * prints it: its evidence links made absolute. Every `"url":"/` of the fragment is one: JSON
+ * escapes every quotation mark inside a string, so the sequence only occurs as a member, and
+ * the only members named `url` in a summary's body are its evidence references (a test compares
+ * the two over the demo directory and generated summaries).
  */
 export function listBodyJson(baseUrl: string, fragment: string): string {
   return baseUrl === '' ? fragment : fragment.replaceAll('"url":"/', `"url":"${asciiJson(JSON.stringify(baseUrl).slice(1, -1))}/`);
