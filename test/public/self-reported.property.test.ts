@@ -2,8 +2,10 @@
 // (claimed, verified, lapsed, revoked, reinstated, in any order, before or after the reports),
 // the stored summaries equal a fresh computation that leaves out the reports whose author holds
 // a verified claim on their merchant or agent, all written through the one evidence write path
-// (the claims service and evidenceChanged); and independent + self-reported = all approved.
+// (the claims service and evidenceChanged); and independent + self-reported = all approved,
+// and the report list's totals count what it lists.
 import fc from 'fast-check';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, TASKS, type OutcomeKey, type TaskKey } from '../../src/modules/aggregation/constants.js';
 import { computeAgentSummary } from '../../src/modules/aggregation/engine.js';
@@ -187,6 +189,18 @@ describe('self-reported evidence', () => {
             WHERE m.report_count <> coalesce((SELECT sum(report_count) FROM merchant_agent_summaries s WHERE s.merchant_id = m.id), 0)`,
         );
         expect(totals.rows[0].n).toBe(0);
+        // The report list's totals (report_totals, kept by triggers on the summaries) count what
+        // the list shows, for every agent and outcome filter, independent or all.
+        for (const agent of [undefined, ...agents]) {
+          for (const outcome of [undefined, ...OUTCOMES]) {
+            for (const independent of ['only', 'all']) {
+              const query = new URLSearchParams({ independent, ...(agent ? { agent: agent.slug } : {}), ...(outcome ? { outcome } : {}) });
+              const list = await request(t.app).get(`/api/v1/reports?${query}`).expect(200);
+              expect(list.body.data.length, query.toString()).toBeLessThan(list.body.pageSize);
+              expect(list.body.total, query.toString()).toBe(list.body.data.length);
+            }
+          }
+        }
       }),
       { numRuns: 25 },
     );

@@ -206,17 +206,26 @@ export async function lockMerchants(db: Db, merchantIds: readonly string[]): Pro
 /**
  * How many public reports match, from the summaries' counts per overall outcome (a summary row
  * exists per public merchant and active agent with approved reports): counting the report
- * rows themselves would cost as much as the directory is large.
+ * rows themselves would cost as much as the directory is large. Without a merchant, from
+ * their sums per agent and outcome (report_totals, kept by triggers on the summaries): summing
+ * every summary's document cost 6 s at 100,000 merchants.
  */
 export function countPublicReports(
   count: (query: Prisma.Sql) => Promise<number>,
   f: { agentId?: string; merchantId?: string; outcome?: OutcomeKey; independent?: 'only' | 'all' },
 ): Promise<number> {
-  const filters: Prisma.Sql[] = [Prisma.sql`true`];
-  if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
-  if (f.merchantId) filters.push(Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`);
-  // Independent reports by default; with independent=all the self-reported ones too (counted apart in each summary).
+  // Independent reports by default; with independent=all the self-reported ones too (counted apart).
   const all = f.independent === 'all';
+  if (!f.merchantId) {
+    const filters: Prisma.Sql[] = [Prisma.sql`true`];
+    if (f.agentId) filters.push(Prisma.sql`t.agent_id = ${f.agentId}::uuid`);
+    if (f.outcome) filters.push(Prisma.sql`t.outcome = ${f.outcome}::"Outcome"`);
+    return count(Prisma.sql`
+      SELECT coalesce(sum(${all ? Prisma.sql`t.reports + t.self_reported` : Prisma.sql`t.reports`}), 0)::int AS n FROM report_totals t
+       WHERE ${Prisma.join(filters, ' AND ')}`);
+  }
+  const filters: Prisma.Sql[] = [Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`];
+  if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
   const counted = f.outcome
     ? all
       ? Prisma.sql`((s.summary->'counts'->>${f.outcome})::int + coalesce((s.summary->'selfReportedCounts'->>${f.outcome})::int, 0))`
