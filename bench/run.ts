@@ -21,8 +21,9 @@
 //   npm run bench -- --uncached --sizes 100000:2000000 --processes 1
 //                                                 only the uncached reads: every filter family (reaches,
 //                                                 task+taskStatus with each status, minConfidence, outcome/stage/days)
-//                                                 with each sort, pages 1, 2 and the last, and deep pages of the
-//                                                 unfiltered lists, each URL asked once, one at a time, after
+//                                                 with each sort, pages 1, 2 and the last, deep pages of the
+//                                                 unfiltered lists, and the report list's pages 1, 2, middle and
+//                                                 last, each URL asked once, one at a time, after
 //                                                 a warm-up on URLs it does not measure
 //                                                 (--uncached-agents N: the first N active agents, default 2);
 //                                                 written to bench/results-uncached.md and README.md's uncached block
@@ -58,6 +59,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../src/net.js';
 import { CAPABILITY_STATUSES, CONFIDENCE_LEVELS, FUNNEL_TASKS, OUTCOMES, STAGES, TASKS } from '../src/modules/aggregation/constants.js';
+import { MAX_PAGE } from '../src/modules/directory/notice.js';
 import { UPKEEP_RUNNING_SQL } from '../src/upkeep.js';
 import type { Fixture } from './baseline-server.js';
 import { SERVICE_ARGS, V8_FLAGS } from './start-args.js';
@@ -837,12 +839,23 @@ async function uncachedReads(service: Service, size: string, processes: number):
     add('no filter, no agent', `/api/v1/merchants?sort=${sort}`);
     add('no filter, no agent', `/api/v1/merchants?view=compact&sort=${sort}`);
   }
+  // The public report list (newest first): the whole list, each agent's, each outcome's, both.
+  for (const agent of [undefined, ...agents]) {
+    for (const outcome of [undefined, ...OUTCOMES]) {
+      const filter = [agent ? `agent=${agent}` : '', outcome ? `outcome=${outcome}` : ''].filter(Boolean).join('&');
+      add('report list', `/api/v1/reports?${filter || 'independent=only'}`);
+    }
+  }
   // A warm-up first, on URLs that are not measured: every family's first query of each sort for
   // another agent, and the whole directory's with minReports=1. A service that has just started
   // still compiles its code; without it, the first family measured paid for that.
   const warmUp = [...families.values()].flatMap((queries) =>
     queries.filter((q, i) => i < 8 && (warmAgent !== undefined || !q.startsWith('/api/v1/agents/'))).map((q) =>
-      q.startsWith('/api/v1/agents/') ? q.replace(/^\/api\/v1\/agents\/[^/]+\//, `/api/v1/agents/${warmAgent}/`) : `${q}&minReports=1`,
+      q.startsWith('/api/v1/agents/')
+        ? q.replace(/^\/api\/v1\/agents\/[^/]+\//, `/api/v1/agents/${warmAgent}/`)
+        : q.startsWith('/api/v1/reports?')
+          ? q.includes('independent=only') ? q.replace('independent=only', 'independent=all') : `${q}&independent=all`
+          : `${q}&minReports=1`,
     ),
   );
   for (const url of warmUp) for (const page of [1, 2]) await get(`${service.base}${url}&page=${page}`, GZIP);
@@ -864,9 +877,13 @@ async function uncachedReads(service: Service, size: string, processes: number):
       const { total, pageSize } = JSON.parse(identity.toString('utf8')) as { total: number; pageSize: number };
       const last = Math.max(1, Math.ceil(total / pageSize));
       // Deep pages of the unfiltered lists: every tenth of the way, and the last.
+      // The report list: page 2, the middle (the longest walk) and the last page allowed (MAX_PAGE).
+      const reportPages = (deepest: number) => [2, Math.ceil(deepest / 2), deepest];
       const pages = family.startsWith('no filter')
         ? [...new Set([2, ...Array.from({ length: 10 }, (_, i) => Math.max(2, Math.round(((i + 1) * last) / 10)))])].filter((p) => p <= last)
-        : [...new Set([2, last])].filter((p) => p > 1 && p <= last);
+        : family === 'report list'
+          ? [...new Set(reportPages(Math.min(last, MAX_PAGE)))].filter((p) => p > 1)
+          : [...new Set([2, last])].filter((p) => p > 1 && p <= last);
       for (const page of pages) await ask(`${query}&page=${page}`);
     }
     const sorted = [...times].sort((a, b) => a.ms - b.ms);
@@ -1281,7 +1298,8 @@ if (values.uncached) {
     `Measured ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by \`${command}\` on ${machineLine()}. ` +
     'The service started fresh (NODE_ENV=production, LOG_LEVEL=info), every URL asked once, one request at a time, so every answer is built ' +
     '(X-Cache: MISS); a count made for the same filter earlier is reused from the count cache, as in production. Each family asks every value ' +
-    `with every sort for the first ${values['uncached-agents']} active agents (or the whole directory), pages 1, 2 and the last; the unfiltered lists also every tenth of the way to the last page. ` +
+    `with every sort for the first ${values['uncached-agents']} active agents (or the whole directory), pages 1, 2 and the last; the unfiltered lists also every tenth of the way to the last page; ` +
+    `the report list (whole, by agent, by outcome, both) pages 1, 2, the middle and the last allowed (page ${MAX_PAGE} at most). ` +
     'Before the first family, a warm-up on URLs that are not measured (the next active agent, and the whole directory with minReports=1), so that no family is measured while V8 still compiles the code.';
   const sizesDone = [...new Set(rows.map((r) => r.size))];
   const tables = sizesDone.flatMap((size) => [`**${size} merchants / reports: uncached reads**`, '', ...uncachedTable(rows.filter((r) => r.size === size)), '']);

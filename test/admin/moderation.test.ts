@@ -77,6 +77,7 @@ describe('moderating reports on /admin', () => {
 
     const first = await t.db.prisma.report.findFirstOrThrow({
       where: { status: 'PENDING' },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       include: { agent: true, merchant: { include: { categoryRef: true } } },
     });
     const byAgent = await moderator.get(`/admin/reports?agent=${first.agent.slug}`).expect(200);

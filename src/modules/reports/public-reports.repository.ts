@@ -3,7 +3,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
 import { uncachedCounter, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
-import { IS_PUBLIC_REPORT, PAIR_NAMES, PUBLIC_REPORTS, SELF_REPORTED_BY, type PairNames } from '../aggregation/public-evidence.js';
+import { IS_PUBLIC_REPORT, listedReport, PAIR_NAMES, PUBLIC_REPORTS, SELF_REPORTED_BY, type PairNames } from '../aggregation/public-evidence.js';
 import { countPublicReports } from '../aggregation/summaries.repository.js';
 
 export interface PublicReportRow extends PairNames {
@@ -45,23 +45,34 @@ const publicColumns = Prisma.sql`
               FROM report_replies rr WHERE rr.report_id = r.id AND rr.status = 'APPROVED'), '[]'::json) AS replies
   FROM ${PUBLIC_REPORTS}`;
 
+/** The list's conditions on `r` alone (`listedReport`), so that a page walks the feed's index. */
 function conditions(f: PublicReportFilter): Prisma.Sql {
-  const list = [IS_PUBLIC_REPORT];
+  const list = [listedReport(f.independent === 'all')];
   if (f.agentId) list.push(Prisma.sql`r.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) list.push(Prisma.sql`r.merchant_id = ${f.merchantId}::uuid`);
   if (f.outcome) list.push(Prisma.sql`r.outcome = ${f.outcome}::"Outcome"`);
-  if (f.independent !== 'all') list.push(Prisma.sql`${SELF_REPORTED_BY} IS NULL`);
   return Prisma.join(list, ' AND ');
 }
 
+/**
+ * A page of the list, newest first, and how many match. The page's reports are found on the
+ * feed's index (reports by status, newest first, covering the columns the conditions read) and
+ * only those are joined for their columns. The total comes first (from the count cache), so that
+ * a page in the older half walks from the oldest end: the deepest page reads as little as the
+ * first, and no page walks more than half the matches.
+ */
 export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter, count: Counter = uncachedCounter(prisma)) {
-  const [rows, total] = await Promise.all([
-    prisma.$queryRaw<PublicReportRow[]>`
-      SELECT ${publicColumns} WHERE ${conditions(f)}
-       ORDER BY r.created_at DESC, r.id DESC
-      OFFSET ${f.offset} LIMIT ${f.limit}`,
-    countPublicReports(count, f),
-  ]);
+  const total = await countPublicReports(count, f);
+  const left = total - f.offset;
+  if (left <= 0 || f.limit <= 0) return { total, rows: [] };
+  const fromEnd = f.offset > left;
+  const walk = fromEnd
+    ? Prisma.sql`ORDER BY r.created_at, r.id OFFSET ${Math.max(0, left - f.limit)} LIMIT ${Math.min(f.limit, left)}`
+    : Prisma.sql`ORDER BY r.created_at DESC, r.id DESC OFFSET ${f.offset} LIMIT ${f.limit}`;
+  const rows = await prisma.$queryRaw<PublicReportRow[]>`
+    SELECT ${publicColumns}
+     WHERE r.id IN (SELECT r.id FROM reports r WHERE ${conditions(f)} ${walk})
+     ORDER BY r.created_at DESC, r.id DESC`;
   return { total, rows };
 }
 
