@@ -1,9 +1,9 @@
 // Approved reports as the public sees them: public merchants, active agents, public columns only.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../../db/client.js';
-import { uncachedCounter, type Counter } from '../directory/counts.js';
+import { uncachedCounter, uncachedQuery, type CachedQuery, type Counter } from '../directory/counts.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from '../aggregation/constants.js';
-import { IS_PUBLIC_REPORT, listedReport, PAIR_NAMES, PUBLIC_REPORTS, SELF_REPORTED_BY, type PairNames } from '../aggregation/public-evidence.js';
+import { IS_PUBLIC_REPORT, LISTED_SETS, listedReport, PAIR_NAMES, PUBLIC_REPORTS, SELF_REPORTED_BY, type ListedSets, type PairNames } from '../aggregation/public-evidence.js';
 import { countPublicReports } from '../aggregation/summaries.repository.js';
 
 export interface PublicReportRow extends PairNames {
@@ -45,9 +45,9 @@ const publicColumns = Prisma.sql`
               FROM report_replies rr WHERE rr.report_id = r.id AND rr.status = 'APPROVED'), '[]'::json) AS replies
   FROM ${PUBLIC_REPORTS}`;
 
-/** The list's conditions on `r` alone (`listedReport`), so that a page walks the feed's index. */
-function conditions(f: PublicReportFilter): Prisma.Sql {
-  const list = [listedReport(f.independent === 'all')];
+/** The list's conditions on `r` alone (`listedReport`), so that a page walks an index of the feed. */
+function conditions(f: PublicReportFilter, sets: ListedSets): Prisma.Sql {
+  const list = [listedReport(f.independent === 'all', sets)];
   if (f.agentId) list.push(Prisma.sql`r.agent_id = ${f.agentId}::uuid`);
   if (f.merchantId) list.push(Prisma.sql`r.merchant_id = ${f.merchantId}::uuid`);
   if (f.outcome) list.push(Prisma.sql`r.outcome = ${f.outcome}::"Outcome"`);
@@ -56,13 +56,19 @@ function conditions(f: PublicReportFilter): Prisma.Sql {
 
 /**
  * A page of the list, newest first, and how many match. The page's reports are found on the
- * feed's index (reports by status, newest first, covering the columns the conditions read) and
- * only those are joined for their columns. The total comes first (from the count cache), so that
+ * an index of the feed (reports by status, by agent or by outcome, newest first, covering the
+ * columns the conditions read: the planner takes the one the filter leads with), and only those
+ * are joined for their columns. The total comes first (from the count cache), so that
  * a page in the older half walks from the oldest end: the deepest page reads as little as the
  * first, and no page walks more than half the matches.
  */
-export async function listPublicReports(prisma: PrismaClient, f: PublicReportFilter, count: Counter = uncachedCounter(prisma)) {
-  const total = await countPublicReports(count, f);
+export async function listPublicReports(
+  prisma: PrismaClient,
+  f: PublicReportFilter,
+  count: Counter = uncachedCounter(prisma),
+  query: CachedQuery = uncachedQuery(prisma),
+) {
+  const [total, [sets]] = await Promise.all([countPublicReports(count, f), query<ListedSets>(LISTED_SETS)]);
   const left = total - f.offset;
   if (left <= 0 || f.limit <= 0) return { total, rows: [] };
   const fromEnd = f.offset > left;
@@ -71,7 +77,7 @@ export async function listPublicReports(prisma: PrismaClient, f: PublicReportFil
     : Prisma.sql`ORDER BY r.created_at DESC, r.id DESC OFFSET ${f.offset} LIMIT ${f.limit}`;
   const rows = await prisma.$queryRaw<PublicReportRow[]>`
     SELECT ${publicColumns}
-     WHERE r.id IN (SELECT r.id FROM reports r WHERE ${conditions(f)} ${walk})
+     WHERE r.id IN (SELECT r.id FROM reports r WHERE ${conditions(f, sets!)} ${walk})
      ORDER BY r.created_at DESC, r.id DESC`;
   return { total, rows };
 }

@@ -45,10 +45,11 @@ export function reportView(links: Links, row: PublicReportRow) {
 }
 
 export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
-  const [agent, merchantExists, count] = await Promise.all([
+  const [agent, merchantExists, count, cached] = await Promise.all([
     query.agent ? findActiveAgent(ctx.prisma, query.agent) : Promise.resolve(null),
     query.merchant ? publicMerchantExists(ctx.prisma, query.merchant) : Promise.resolve(true),
     ctx.counts.counter(),
+    ctx.counts.query(),
   ]);
   if (query.agent && !agent) throw invalidParameter('agent', `no active agent has the slug "${query.agent}"`);
   if (!merchantExists) throw invalidParameter('merchant', `no public merchant has the id "${query.merchant}"`);
@@ -59,7 +60,7 @@ export async function recentReports(ctx: DirectoryContext, query: ReportQuery) {
     independent: query.independent,
     offset: (query.page - 1) * PAGE_SIZE,
     limit: PAGE_SIZE,
-  }, count);
+  }, count, cached);
   return { total, data: rows.map((row) => reportView(ctx, row)) };
 }
 
