@@ -55,7 +55,7 @@ function conditions(f: PublicReportFilter, sets: ListedSets): Prisma.Sql {
 }
 
 /**
- * A page of the list, newest first, and how many match. The page's reports are found on the
+ * A page of the list, newest first, and how many match. The page's reports are found on
  * an index of the feed (reports by status, by agent or by outcome, newest first, covering the
  * columns the conditions read: the planner takes the one the filter leads with), and only those
  * are joined for their columns. The total comes first (from the count cache), so that
@@ -70,7 +70,7 @@ export async function listPublicReports(
 ) {
   const [total, [sets]] = await Promise.all([countPublicReports(count, f), query<ListedSets>(LISTED_SETS)]);
   const left = total - f.offset;
-  if (left <= 0 || f.limit <= 0) return { total, rows: [] };
+  if (left <= 0) return { total, rows: [] };
   const fromEnd = f.offset > left;
   const walk = fromEnd
     ? Prisma.sql`ORDER BY r.created_at, r.id OFFSET ${Math.max(0, left - f.limit)} LIMIT ${Math.min(f.limit, left)}`
