@@ -2,7 +2,10 @@
 // from the oldest end, against one ordered query written from the definitions (approved, public
 // merchant, active agent, and independent unless asked: SELF_REPORTED_BY IS NULL), and its total
 // against that query's count. The demo directory has hidden merchants and an inactive agent;
-// two verified claims make some reports self-reported.
+// two verified claims make some reports self-reported. A page without a merchant starts its walk
+// at the week it falls in (report_totals by week): the counts per week are checked against the
+// reports too, and the migration that filled them for existing summaries against the writer.
+import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES } from '../../src/modules/aggregation/constants.js';
@@ -93,5 +96,40 @@ describe('the report list, page by page', () => {
     }
     // Enough pages that the older half (read from the oldest end) was read many times.
     expect(pagesRead).toBeGreaterThan(100);
+  });
+
+  const LISTED = `FROM reports r JOIN merchants m ON m.id = r.merchant_id AND m.is_public JOIN agents a ON a.id = r.agent_id AND a.active
+    WHERE r.status = 'APPROVED'`;
+  const WEEK = `floor(extract(epoch FROM r.created_at) / 604800)::int`;
+
+  it('counts per agent, outcome and week what the list shows, over many weeks', async () => {
+    const lines = (rows: Array<Record<string, unknown>>) => rows.map((r) => `${r.agent_id} ${r.outcome} ${r.week} ${r.reports} ${r.self_reported}`).sort();
+    const kept = await sql<Record<string, unknown>>(
+      `SELECT agent_id, outcome::text, week, reports, self_reported FROM report_totals WHERE reports <> 0 OR self_reported <> 0`,
+    );
+    const counted = await sql<Record<string, unknown>>(
+      `SELECT r.agent_id, r.outcome::text, ${WEEK} AS week, count(*) FILTER (WHERE ${SELF_REPORTED} IS NULL)::int AS reports,
+              count(*) FILTER (WHERE ${SELF_REPORTED} IS NOT NULL)::int AS self_reported
+         ${LISTED} GROUP BY 1, 2, 3`,
+    );
+    expect(lines(kept)).toEqual(lines(counted));
+    // The demo's reports span months: the pages above crossed many week boundaries.
+    expect(new Set(kept.map((r) => r.week)).size).toBeGreaterThan(8);
+  });
+
+  it("fills existing summaries' weeks, in the migration, as the summary writer does", async () => {
+    const migration = readFileSync(new URL('../../prisma/migrations/20261207155534_report_feed_weeks/migration.sql', import.meta.url), 'utf8');
+    const backfill = /DISABLE TRIGGER[^\n]*\n(UPDATE "merchant_agent_summaries"[\s\S]*?;)\n/.exec(migration)?.[1];
+    expect(backfill).toBeDefined();
+    const written = await sql<{ merchant_id: string; agent_id: string; feed_weeks: unknown }>(
+      `SELECT merchant_id, agent_id, feed_weeks FROM merchant_agent_summaries ORDER BY 1, 2`,
+    );
+    expect(written.length).toBeGreaterThan(0);
+    await sql(`UPDATE merchant_agent_summaries SET feed_weeks = '{}'::jsonb`);
+    await sql(backfill!);
+    const filled = await sql<{ merchant_id: string; agent_id: string; feed_weeks: unknown }>(
+      `SELECT merchant_id, agent_id, feed_weeks FROM merchant_agent_summaries ORDER BY 1, 2`,
+    );
+    expect(filled).toEqual(written);
   });
 });

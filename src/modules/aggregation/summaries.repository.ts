@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { IS_PUBLIC_REPORT, PUBLIC_REPORTS, SELF_REPORTED_BY } from './public-evidence.js';
 import type { EvidenceReport, SelfReportedBy } from './observations.js';
 import type { Facets } from './facets.js';
+import type { FeedWeeks } from './feed-weeks.js';
 import type { FailureReasonKey, OutcomeKey, StageKey, TaskKey } from './constants.js';
 import type { StatusChange, StatusSnapshot } from './status-changes.js';
 
@@ -26,6 +27,8 @@ export interface SummaryRow {
   statusTokens: string[];
   /** The same statuses as bits (status-bits.ts), in the covering reach index: what the filter reads. */
   statusBits: number;
+  /** The pair's listed reports per week and outcome (feed-weeks.ts), which report_totals sums. */
+  feedWeeks: FeedWeeks;
   /** The list's body of the summary, printed once (summary-view.ts listFragment), and the stamp of the code that printed it. */
   listJson: string;
   listStamp: string;
@@ -118,6 +121,7 @@ export async function replaceSummaries(
       rc: r.reachConfidence,
       t: r.statusTokens,
       b: r.statusBits,
+      w: r.feedWeeks,
       lj: r.listJson,
       ls: r.listStamp,
     })),
@@ -125,10 +129,10 @@ export async function replaceSummaries(
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
            (merchant_id, agent_id, summary, rating, report_count, self_reported_count, last_reported_at, facets,
-            reach_level, reach_confidence, status_tokens, status_bits, list_json, list_stamp, computed_at)
+            reach_level, reach_confidence, status_tokens, status_bits, feed_weeks, list_json, list_stamp, computed_at)
     SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int, (e->>'sr')::int,
            (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
-           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, e->>'lj', e->>'ls', ${computedAt}::timestamptz
+           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, e->'w', e->>'lj', e->>'ls', ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 
@@ -203,28 +207,22 @@ export async function lockMerchants(db: Db, merchantIds: readonly string[]): Pro
     SELECT id FROM merchants WHERE id = ANY(${[...new Set(merchantIds)]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 }
 
+/** The report list's filter, as its counts read it. */
+interface ReportCountFilter {
+  agentId?: string;
+  outcome?: OutcomeKey;
+  independent?: 'only' | 'all';
+}
+
 /**
- * How many public reports match, from the summaries' counts per overall outcome (a summary row
- * exists per public merchant and active agent with approved reports): counting the report
- * rows themselves would cost as much as the directory is large. Without a merchant, from
- * their sums per agent and outcome (report_totals, kept by triggers on the summaries): summing
- * every summary's document cost 6 s at 100,000 merchants.
+ * How many public reports of one merchant match, from its summaries' counts per overall outcome
+ * (a summary row exists per public merchant and active agent with approved reports): counting
+ * the report rows themselves would cost as much as the merchant has reports.
  */
-export function countPublicReports(
-  count: (query: Prisma.Sql) => Promise<number>,
-  f: { agentId?: string; merchantId?: string; outcome?: OutcomeKey; independent?: 'only' | 'all' },
-): Promise<number> {
+export function countMerchantReports(count: (query: Prisma.Sql) => Promise<number>, merchantId: string, f: ReportCountFilter): Promise<number> {
   // Independent reports by default; with independent=all the self-reported ones too (counted apart).
   const all = f.independent === 'all';
-  if (!f.merchantId) {
-    const filters: Prisma.Sql[] = [Prisma.sql`true`];
-    if (f.agentId) filters.push(Prisma.sql`t.agent_id = ${f.agentId}::uuid`);
-    if (f.outcome) filters.push(Prisma.sql`t.outcome = ${f.outcome}::"Outcome"`);
-    return count(Prisma.sql`
-      SELECT coalesce(sum(${all ? Prisma.sql`t.reports + t.self_reported` : Prisma.sql`t.reports`}), 0)::int AS n FROM report_totals t
-       WHERE ${Prisma.join(filters, ' AND ')}`);
-  }
-  const filters: Prisma.Sql[] = [Prisma.sql`s.merchant_id = ${f.merchantId}::uuid`];
+  const filters: Prisma.Sql[] = [Prisma.sql`s.merchant_id = ${merchantId}::uuid`];
   if (f.agentId) filters.push(Prisma.sql`s.agent_id = ${f.agentId}::uuid`);
   const counted = f.outcome
     ? all
@@ -236,6 +234,29 @@ export function countPublicReports(
   return count(Prisma.sql`
     SELECT coalesce(sum(${counted}), 0)::int AS n FROM merchant_agent_summaries s
      WHERE ${Prisma.join(filters, ' AND ')}`);
+}
+
+/** How many public reports match in one week of their report date (feed-weeks.ts). */
+export interface WeekCount {
+  week: number;
+  n: number;
+}
+
+/**
+ * How many public reports match per week, newest week first (weeks without any left out), for
+ * the whole list or one agent's or outcome's: from their sums per agent, outcome and week
+ * (report_totals, kept by triggers on the summaries), a few hundred rows. Summing every
+ * summary's counts cost 6 s at 100,000 merchants; the weeks tell a deep page where it starts.
+ */
+export function publicReportWeeks(query: <T>(query: Prisma.Sql) => Promise<T[]>, f: ReportCountFilter): Promise<WeekCount[]> {
+  const counted = f.independent === 'all' ? Prisma.sql`t.reports + t.self_reported` : Prisma.sql`t.reports`;
+  const filters: Prisma.Sql[] = [Prisma.sql`true`];
+  if (f.agentId) filters.push(Prisma.sql`t.agent_id = ${f.agentId}::uuid`);
+  if (f.outcome) filters.push(Prisma.sql`t.outcome = ${f.outcome}::"Outcome"`);
+  return query<WeekCount>(Prisma.sql`
+    SELECT t.week, sum(${counted})::int AS n FROM report_totals t
+     WHERE ${Prisma.join(filters, ' AND ')}
+     GROUP BY t.week HAVING sum(${counted}) > 0 ORDER BY t.week DESC`);
 }
 
 /** Pairs whose stored summary was computed before `before` (recency decay moves on). */
@@ -302,11 +323,12 @@ export async function storedSummaries(
       reach_confidence: number;
       status_tokens: string[];
       status_bits: bigint;
+      feed_weeks: FeedWeeks;
       list_stamp: string | null;
     }>
   >`
     SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.self_reported_count, s.last_reported_at, s.facets,
-           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits, s.list_stamp
+           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits, s.feed_weeks, s.list_stamp
       FROM merchant_agent_summaries s
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
@@ -325,6 +347,7 @@ export async function storedSummaries(
         reachConfidence: r.reach_confidence,
         statusTokens: r.status_tokens,
         statusBits: Number(r.status_bits),
+        feedWeeks: r.feed_weeks,
         listStamp: r.list_stamp,
       },
     ]),

@@ -13,6 +13,7 @@ import { regressionToken } from './agent-versions.js';
 import { statusBitsOf } from './status-bits.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
+import { feedWeeks } from './feed-weeks.js';
 import {
   fragmentPage,
   loadEvidence,
@@ -153,6 +154,7 @@ function sameSummary(stored: StoredSummary, row: Omit<SummaryRow, 'listJson' | '
     stored.reachLevel === row.reachLevel &&
     stored.reachConfidence === row.reachConfidence &&
     stored.statusBits === row.statusBits &&
+    isDeepStrictEqual(stored.feedWeeks, row.feedWeeks) &&
     isDeepStrictEqual(stored.statusTokens, row.statusTokens) &&
     isDeepStrictEqual(stored.facets, JSON.parse(JSON.stringify(row.facets))) &&
     isDeepStrictEqual(stored.summary, JSON.parse(JSON.stringify(row.summary)))
@@ -204,6 +206,8 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
         ...summary.versions.regressions.map((r) => regressionToken(r.task)),
       ],
       statusBits: statusBitsOf(summary.capabilities),
+      // Every listed report, self-reported ones apart: the report list's totals and page boundaries.
+      feedWeeks: feedWeeks(reports),
     };
     // Printed only where it is written: most pairs of the hourly refresh come out unchanged.
     const fragment = () => ({ listJson: listFragment(summary), listStamp: listStamp() });
