@@ -112,4 +112,57 @@ describe('report totals', () => {
     [kept, summed] = await both();
     expect(kept).toEqual([`${a1.id} PARTIAL ${W1} 1 0`]);
   });
+  /** The kept version counts and the sums of the summaries' version_counts, as "agent version reports" lines without zeros. */
+  async function versions(): Promise<[string[], string[]]> {
+    const kept = await sql(`SELECT agent_id, version, reports FROM agent_version_totals WHERE reports <> 0`);
+    const summed = await sql(
+      `SELECT s.agent_id, v.key AS version, sum((v.value #>> '{}')::int)::int AS reports
+         FROM merchant_agent_summaries s, jsonb_each(s.version_counts) v GROUP BY 1, 2`,
+    );
+    const lines = (rows: Array<Record<string, unknown>>) => rows.filter((r) => r.reports !== 0).map((r) => `${r.agent_id} ${r.version} ${r.reports}`).sort();
+    return [lines(kept.rows), lines(summed.rows)];
+  }
+
+  it("follow every write of the summaries' version counts too", async () => {
+    const [m1, m2] = [await aMerchant(db.prisma), await aMerchant(db.prisma)];
+    const agent = await anAgent(db.prisma);
+    const put = (merchantId: string, counts: Record<string, number>) =>
+      sql(
+        `INSERT INTO merchant_agent_summaries (merchant_id, agent_id, summary, version_counts, computed_at) VALUES ($1, $2, '{}'::jsonb, $3::jsonb, now())`,
+        [merchantId, agent.id, JSON.stringify(counts)],
+      );
+    await put(m1.id, { '1.0.0': 2, '1.1.0': 1 });
+    await put(m2.id, { '1.1.0': 4 });
+    let [kept, summed] = await versions();
+    expect(kept).toEqual(summed);
+    expect(kept).toContain(`${agent.id} 1.1.0 5`);
+
+    // Deleted and written again in one transaction, as the summary writer does.
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('DELETE FROM merchant_agent_summaries WHERE merchant_id = $1 AND agent_id = $2', [m1.id, agent.id]);
+      await client.query(
+        `INSERT INTO merchant_agent_summaries (merchant_id, agent_id, summary, version_counts, computed_at) VALUES ($1, $2, '{}'::jsonb, '{"2.0.0": 1}'::jsonb, now())`,
+        [m1.id, agent.id],
+      );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    [kept, summed] = await versions();
+    expect(kept).toEqual(summed);
+    expect(kept).not.toContain(`${agent.id} 1.0.0 2`);
+    expect(kept).toContain(`${agent.id} 1.1.0 4`);
+
+    // Updated in place; a write of other columns changes nothing.
+    await sql(`UPDATE merchant_agent_summaries SET version_counts = '{"1.1.0": 1, "3.0.0": 2}'::jsonb WHERE merchant_id = $1 AND agent_id = $2`, [m2.id, agent.id]);
+    await sql(`UPDATE merchant_agent_summaries SET list_json = 'y', computed_at = now() WHERE agent_id = $1`, [agent.id]);
+    [kept, summed] = await versions();
+    expect(kept).toEqual(summed);
+    expect(kept).toContain(`${agent.id} 3.0.0 2`);
+
+    await sql('TRUNCATE merchant_agent_summaries');
+    expect(await versions()).toEqual([[], []]);
+  });
 });

@@ -71,6 +71,7 @@ export async function aReport(
     stage?: StageKey;
     testedAt?: Date;
     createdAt?: Date;
+    agentVersion?: string;
   },
   now = new Date(),
 ) {
@@ -88,6 +89,7 @@ export async function aReport(
         capabilityResults: fields.capabilityResults ?? {},
         stage: fields.stage ?? null,
         testedAt: fields.testedAt ?? null,
+        agentVersion: fields.agentVersion ?? null,
         privacyConfirmed: true,
         createdAt: fields.createdAt ?? now,
         ...(status === 'PENDING' ? {} : { moderatedAt: now }),

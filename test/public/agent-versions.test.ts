@@ -21,12 +21,18 @@ describe('agent versions in the registry', () => {
     const shop = () => aMerchant(prisma, { categoryId: category.id });
     const hidden = await aMerchant(prisma, { categoryId: category.id, isPublic: false });
     const report = async (version: string | null, status: 'APPROVED' | 'PENDING' | 'REJECTED', testedAt: string | null, createdAt: string, merchantId?: string) => {
-      const r = await aReport(
+      await aReport(
         prisma,
-        { merchantId: merchantId ?? (await shop()).id, agentId: agent.id, status, testedAt: testedAt ? new Date(`${testedAt}T00:00:00Z`) : undefined, createdAt: new Date(createdAt) },
+        {
+          merchantId: merchantId ?? (await shop()).id,
+          agentId: agent.id,
+          status,
+          testedAt: testedAt ? new Date(`${testedAt}T00:00:00Z`) : undefined,
+          createdAt: new Date(createdAt),
+          agentVersion: version ?? undefined,
+        },
         new Date(createdAt),
       );
-      if (version) await prisma.report.update({ where: { id: r.id }, data: { agentVersion: version } });
     };
     await report('2.4.1', 'APPROVED', '2026-11-01', '2026-11-02T10:00:00Z');
     await report('2.4.1', 'APPROVED', null, '2026-10-15T10:00:00Z');

@@ -45,6 +45,22 @@ export function normalizeVersion(value: string | null | undefined): string | nul
   return text === '' ? null : text;
 }
 
+/**
+ * A pair's reports per version named, as the agents' version lists count them (stored beside the
+ * summary as version_counts; triggers sum them into agent_version_totals): keyed as the reports'
+ * generated version_key is, `nullif(btrim(agent_version), '')` (spaces trimmed; what a submission
+ * stores is trimmed already), so that the counts and the index that says when each version was
+ * last observed name the same versions.
+ */
+export function versionCounts(reports: readonly EvidenceReport[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const report of reports) {
+    const key = report.agentVersion?.replace(/^ +| +$/g, '');
+    if (key) counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 function parseVersion(value: string): ParsedVersion {
   const text = value.trim();
   const match = SEMVER.exec(text);

@@ -26,6 +26,13 @@ export const PAIR_NAMES = Prisma.sql`m.id AS "merchantId", m.slug AS "merchantSl
 /** The condition on `r` that goes with PUBLIC_REPORTS. */
 export const IS_PUBLIC_REPORT = Prisma.sql`r.status = 'APPROVED'`;
 
+/**
+ * The row `alias` (a report or a summary) is about a public merchant, as a condition on the row
+ * alone: the hidden merchants, few, read once per query and hashed (`NOT IN`; ids are never
+ * NULL), so that a walk or count over an index of the rows needs no join with the merchants.
+ */
+export const ofPublicMerchant = (alias: 'r' | 's') => Prisma.sql`${Prisma.raw(alias)}.merchant_id NOT IN (SELECT id FROM merchants WHERE NOT is_public)`;
+
 /** `FROM` clause of the summaries of public evidence: `s` the summary, `a` its agent. */
 export const PUBLIC_SUMMARIES = Prisma.sql`merchant_agent_summaries s JOIN agents a ON a.id = s.agent_id AND a.active`;
 
@@ -76,7 +83,7 @@ export const LISTED_SETS = Prisma.sql`SELECT
  */
 export function listedReport(withSelfReported: boolean, sets: ListedSets): Prisma.Sql {
   return Prisma.sql`r.status = 'APPROVED'
-    AND r.merchant_id NOT IN (SELECT id FROM merchants WHERE NOT is_public)
+    AND ${ofPublicMerchant('r')}
     AND r.agent_id <> ALL(${sets.inactiveAgents}::uuid[])
     ${withSelfReported ? Prisma.empty : Prisma.sql`AND (r.account_id <> ALL(${sets.claimants}::uuid[]) OR ${SELF_REPORTED_BY} IS NULL)`}`;
 }

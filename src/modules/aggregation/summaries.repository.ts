@@ -29,6 +29,8 @@ export interface SummaryRow {
   statusBits: number;
   /** The pair's listed reports per week and outcome (feed-weeks.ts), which report_totals sums. */
   feedWeeks: FeedWeeks;
+  /** The pair's listed reports per version named (agent-versions.ts versionCounts), which agent_version_totals sums. */
+  versionCounts: Record<string, number>;
   /** The list's body of the summary, printed once (summary-view.ts listFragment), and the stamp of the code that printed it. */
   listJson: string;
   listStamp: string;
@@ -122,6 +124,7 @@ export async function replaceSummaries(
       t: r.statusTokens,
       b: r.statusBits,
       w: r.feedWeeks,
+      v: r.versionCounts,
       lj: r.listJson,
       ls: r.listStamp,
     })),
@@ -129,10 +132,10 @@ export async function replaceSummaries(
   await db.$executeRaw`
     INSERT INTO merchant_agent_summaries
            (merchant_id, agent_id, summary, rating, report_count, self_reported_count, last_reported_at, facets,
-            reach_level, reach_confidence, status_tokens, status_bits, feed_weeks, list_json, list_stamp, computed_at)
+            reach_level, reach_confidence, status_tokens, status_bits, feed_weeks, version_counts, list_json, list_stamp, computed_at)
     SELECT (e->>'m')::uuid, (e->>'a')::uuid, e->'s', (e->>'r')::float8, (e->>'n')::int, (e->>'sr')::int,
            (e->>'l')::timestamptz, e->'f', (e->>'rl')::smallint, (e->>'rc')::smallint,
-           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, e->'w', e->>'lj', e->>'ls', ${computedAt}::timestamptz
+           ARRAY(SELECT jsonb_array_elements_text(e->'t')), (e->>'b')::bigint, e->'w', e->'v', e->>'lj', e->>'ls', ${computedAt}::timestamptz
       FROM jsonb_array_elements(${document}::jsonb) AS e`;
 }
 
@@ -324,11 +327,12 @@ export async function storedSummaries(
       status_tokens: string[];
       status_bits: bigint;
       feed_weeks: FeedWeeks;
+      version_counts: Record<string, number>;
       list_stamp: string | null;
     }>
   >`
     SELECT s.merchant_id, s.agent_id, s.summary, s.rating, s.report_count, s.self_reported_count, s.last_reported_at, s.facets,
-           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits, s.feed_weeks, s.list_stamp
+           s.reach_level, s.reach_confidence, s.status_tokens, s.status_bits, s.feed_weeks, s.version_counts, s.list_stamp
       FROM merchant_agent_summaries s
       JOIN unnest(${pairs.map((p) => p.merchantId)}::uuid[], ${pairs.map((p) => p.agentId)}::uuid[])
            AS pair(merchant_id, agent_id)
@@ -348,6 +352,7 @@ export async function storedSummaries(
         statusTokens: r.status_tokens,
         statusBits: Number(r.status_bits),
         feedWeeks: r.feed_weeks,
+        versionCounts: r.version_counts,
         listStamp: r.list_stamp,
       },
     ]),

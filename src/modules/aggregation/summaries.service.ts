@@ -9,7 +9,7 @@ import { reportFacets } from './facets.js';
 import { CONFIDENCE_LEVELS, FAILURE_REASONS, OUTCOMES, STAGES, TASKS } from './constants.js';
 import { fragmentsStamp, listFragment, storedListFragment, type EvidenceSources, type StoredSummaryDocument } from './summary-view.js';
 import { statusToken } from './reach.js';
-import { regressionToken } from './agent-versions.js';
+import { regressionToken, versionCounts } from './agent-versions.js';
 import { statusBitsOf } from './status-bits.js';
 import { statusChanges, type StatusChange } from './status-changes.js';
 import { trendOf } from './trends.js';
@@ -155,6 +155,7 @@ function sameSummary(stored: StoredSummary, row: Omit<SummaryRow, 'listJson' | '
     stored.reachConfidence === row.reachConfidence &&
     stored.statusBits === row.statusBits &&
     isDeepStrictEqual(stored.feedWeeks, row.feedWeeks) &&
+    isDeepStrictEqual(stored.versionCounts, row.versionCounts) &&
     isDeepStrictEqual(stored.statusTokens, row.statusTokens) &&
     isDeepStrictEqual(stored.facets, JSON.parse(JSON.stringify(row.facets))) &&
     isDeepStrictEqual(stored.summary, JSON.parse(JSON.stringify(row.summary)))
@@ -208,6 +209,8 @@ export async function recomputeSummaries(db: Db, pairs: readonly Pair[], now: Da
       statusBits: statusBitsOf(summary.capabilities),
       // Every listed report, self-reported ones apart: the report list's totals and page boundaries.
       feedWeeks: feedWeeks(reports),
+      // Every listed report naming a version: the agents' version lists.
+      versionCounts: versionCounts(reports),
     };
     // Printed only where it is written: most pairs of the hourly refresh come out unchanged.
     const fragment = () => ({ listJson: listFragment(summary), listStamp: listStamp() });
