@@ -112,6 +112,7 @@ describe('report totals', () => {
     [kept, summed] = await both();
     expect(kept).toEqual([`${a1.id} PARTIAL ${W1} 1 0`]);
   });
+
   /** The kept version counts and the sums of the summaries' version_counts, as "agent version reports" lines without zeros. */
   async function versions(): Promise<[string[], string[]]> {
     const kept = await sql(`SELECT agent_id, version, reports FROM agent_version_totals WHERE reports <> 0`);

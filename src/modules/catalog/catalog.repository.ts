@@ -4,7 +4,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { escapeLike } from '../../db/like.js';
 import type { CachedQuery } from '../directory/counts.js';
 import { isStorableText } from '../../text.js';
-import { IS_PUBLIC_REPORT } from '../aggregation/public-evidence.js';
+import { IS_PUBLIC_REPORT, ofPublicMerchant } from '../aggregation/public-evidence.js';
 
 export interface CategoryRow {
   id: string;
@@ -124,7 +124,7 @@ export async function agentVersions(prisma: PrismaClient, agentIds: readonly str
        CROSS JOIN LATERAL (
              SELECT r.observed_at AS at FROM reports r
               WHERE r.agent_id = t.agent_id AND r.version_key = t.version AND ${IS_PUBLIC_REPORT}
-                AND r.merchant_id NOT IN (SELECT id FROM merchants WHERE NOT is_public)
+                AND ${ofPublicMerchant('r')}
               ORDER BY r.observed_at DESC LIMIT 1) seen
        WHERE t.agent_id = ANY(${[...agentIds]}::uuid[]) AND t.reports > 0) v
      WHERE v.rank <= ${MAX_AGENT_VERSIONS}
